@@ -1,0 +1,72 @@
+"""toolbound: guard the boundary where tool results re-enter a language model's context.
+
+A type-valid result is not a trusted result. ``sanitize()`` turns any tool output into one typed
+envelope with provenance, quarantined external content, findings and a budgeted rendering for
+the model; ``SanitizedResult.trusted`` is False whenever an outside party could have written any
+part of it.
+
+Heavy parts (rule packs, tokenizers, the HTML cleaner) load lazily, on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolbound._version import __version__
+
+# Public name -> module that defines it. Imported on first attribute access (PEP 562).
+_EXPORTS: dict[str, str] = {
+    "sanitize": "toolbound._pipeline",
+    "SanitizedResult": "toolbound._result",
+    "Span": "toolbound._context",
+    "Envelope": "toolbound._envelope",
+    "Success": "toolbound._envelope",
+    "Failure": "toolbound._envelope",
+    "ErrorInfo": "toolbound._envelope",
+    "envelope_json_schema": "toolbound._envelope",
+    "ERROR_CODES": "toolbound._errors",
+    "CATALOGUE": "toolbound._errors",
+    "ToolboundError": "toolbound._errors",
+    "ToolError": "toolbound._errors",
+    "PolicyError": "toolbound._errors",
+    "OptionError": "toolbound._errors",
+    "EncodingUnavailableError": "toolbound._errors",
+    "InvalidSchemaError": "toolbound._schemacheck",
+    "Finding": "toolbound._types",
+    "Detection": "toolbound._types",
+    "Provenance": "toolbound._provenance",
+    "Policy": "toolbound._policy",
+    "ToolPolicy": "toolbound._policy",
+    "load_policy": "toolbound._policyfile",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'toolbound' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(mod), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolbound._context import Span
+    from toolbound._envelope import Envelope, ErrorInfo, Failure, Success, envelope_json_schema
+    from toolbound._errors import (CATALOGUE, ERROR_CODES, EncodingUnavailableError, OptionError,
+                                   PolicyError, ToolboundError, ToolError)
+    from toolbound._pipeline import sanitize
+    from toolbound._policy import Policy, ToolPolicy
+    from toolbound._policyfile import load_policy
+    from toolbound._provenance import Provenance
+    from toolbound._result import SanitizedResult
+    from toolbound._schemacheck import InvalidSchemaError
+    from toolbound._types import Detection, Finding

@@ -1,0 +1,3 @@
+from toolbound._cli import run
+
+run()

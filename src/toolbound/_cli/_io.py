@@ -1,0 +1,37 @@
+"""Shared CLI input/output helpers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+class UsageError(Exception):
+    """A problem with how the command was called (exit code 2)."""
+
+
+def read_text(path: str) -> str:
+    """Read a file (or standard input for ``-``) as UTF-8, with errors a newcomer understands."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            raise UsageError(f"no such file: {path}") from None
+        except IsADirectoryError:
+            raise UsageError(f"{path} is a directory; give a file, or - for standard input") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def write_json(obj: Any, *, indent: int | None = 2) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=indent) + "\n")
+
+
+def fail_usage(message: str) -> int:
+    sys.stderr.write(f"toolbound: error: {message}\n")
+    return 2

@@ -1,0 +1,75 @@
+"""The state one ``sanitize()`` call carries through its stages.
+
+Each stage (``toolbound._stages.*``) is a function ``run(ctx) -> None`` with one job; it reads
+what earlier stages left and writes its own part. The order is fixed in ``_pipeline.STAGES``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolbound._envelope import Failure, Success
+from toolbound._options import Options
+from toolbound._policy import EffectivePolicy
+from toolbound._provenance import Provenance
+from toolbound._types import Finding
+
+
+@dataclass
+class Span:
+    """One quarantined string: content an outside party can influence.
+
+    Attributes:
+        id: ``Q1``, ``Q2``, ... in document order; unique within one result.
+        path: JSON Pointer of the string in the result's data (or ``/error/message``).
+        text: The content as the model may see it (after normalisation and actions).
+        findings: Findings on this span (offsets into ``text``... see ``Finding.stage``).
+        redacted: Whether an action replaced the content with a placeholder.
+    """
+
+    id: str
+    path: str
+    text: str
+    findings: list[Finding] = field(default_factory=list)
+    trust: str = "external"
+    redacted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "path": self.path, "text": self.text, "trust": self.trust,
+                "redacted": self.redacted, "findings": [f.to_dict() for f in self.findings]}
+
+
+@dataclass
+class Context:
+    raw: Any
+    tool: str | None
+    policy: EffectivePolicy
+    options: Options
+    provenance: Provenance
+    envelope: Success | Failure | None = None
+    # Set by coerce when the error message came from the tool rather than toolbound's catalogue.
+    error_from_tool: bool = False
+    # Strings that will reach the model: (json_pointer, text); filled by quarantine.
+    strings: list[tuple[str, str]] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    needs_approval: bool = False
+    action: str = "annotate"
+    handle: str | None = None
+    pages: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+    notes: list[dict[str, str]] = field(default_factory=list)
+    nonce: str = ""
+    rendered: str | None = None
+
+    def note(self, path: str, what: str) -> None:
+        """Record a coercion or normalisation note (path + what was done), for the metadata."""
+        self.notes.append({"path": path, "note": what})
+
+    def fail(self, envelope: Failure) -> None:
+        """Replace the envelope with a toolbound-generated failure (trusted message)."""
+        self.envelope = envelope
+        self.error_from_tool = False
+        self.spans = []
+        self.strings = []
