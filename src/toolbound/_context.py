@@ -53,6 +53,8 @@ class Context:
     # Strings that will reach the model: (json_pointer, text); filled by quarantine.
     strings: list[tuple[str, str]] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
+    # External values that are not strings (numbers, booleans, null): no span, but not trusted.
+    external_values: int = 0
     findings: list[Finding] = field(default_factory=list)
     needs_approval: bool = False
     action: str = "annotate"

@@ -58,6 +58,21 @@ def iter_strings(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
                 stack.append((f"{path}/{i}", node[i]))
 
 
+def iter_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Yield ``(json_pointer, value)`` for every non-container leaf (strings, numbers, booleans, null)."""
+    stack: list[tuple[str, Any]] = [(prefix, value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in reversed(list(node.items())):
+                stack.append((path + "/" + escape_token(k), v))
+        elif isinstance(node, list):
+            for i in range(len(node) - 1, -1, -1):
+                stack.append((f"{path}/{i}", node[i]))
+        else:
+            yield path, node
+
+
 def get_at(value: Any, ptr: str) -> Any:
     node = value
     for tok in split_pointer(ptr):

@@ -14,7 +14,6 @@ from toolbound._options import parse_options
 from toolbound._policy import DEFAULT_POLICY, Policy
 from toolbound._provenance import Provenance, SpanTrust, new_call_id, utc_now
 from toolbound._result import SanitizedResult
-from toolbound._schemacheck import compile_schema
 from toolbound._stages import act, budget, coerce, detect, normalize, quarantine, render, validate
 
 STAGES = (coerce, validate, normalize, quarantine, detect, act, budget, render)
@@ -47,6 +46,8 @@ def sanitize(raw: Any, *, tool: str | None = None, policy: Policy | str | None =
     opts = parse_options(options)
     pol = _resolve_policy(policy)
     if opts.output_schema is not None:
+        from toolbound._schemacheck import compile_schema  # jsonschema loads only when needed
+
         compile_schema(opts.output_schema)
     eff = pol.for_tool(tool)
     if opts.quarantine is not None:
@@ -92,5 +93,5 @@ def _finish_provenance(ctx: Context) -> None:
         except (TypeError, ValueError):
             canonical = ""
     ctx.provenance.payload_sha256 = sha256_hex(canonical)
-    ctx.provenance.trust = "untrusted" if ctx.spans else "trusted"
+    ctx.provenance.trust = "untrusted" if ctx.spans or ctx.external_values else "trusted"
     ctx.provenance.spans = [SpanTrust(id=s.id, path=s.path, trust="external") for s in ctx.spans]

@@ -49,7 +49,7 @@ class SanitizedResult:
 
     @property
     def trusted(self) -> bool:
-        return not self._ctx.spans
+        return not self._ctx.spans and not self._ctx.external_values
 
     @property
     def findings(self) -> list[Finding]:

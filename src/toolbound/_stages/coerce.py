@@ -49,6 +49,7 @@ import decimal
 import enum
 import math
 import pathlib
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -60,8 +61,9 @@ from toolbound._envelope import ErrorInfo, Failure, Success, failure
 from toolbound._errors import CATALOGUE, ToolError
 from toolbound._jsonutil import canonical_json, escape_token
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _ENVELOPE_KEYS = frozenset({"ok", "data", "error"})
-_MCP_KEYS = frozenset({"content", "structuredContent", "isError", "_meta", "meta"})
+_MCP_KEYS = frozenset({"content", "structuredContent", "isError", "_meta", "meta", "resultType"})
 
 
 class _Reject(Exception):
@@ -89,7 +91,9 @@ def _coerce_top(ctx: Context, raw: Any) -> Success | Failure:
         keys = set(raw.keys())
         if "ok" in keys and isinstance(raw.get("ok"), bool) and keys <= _ENVELOPE_KEYS:
             return _from_envelope(ctx, raw)
-        if "content" in keys and isinstance(raw.get("content"), list) and keys <= _MCP_KEYS:
+        content = raw.get("content")
+        if isinstance(content, list) and keys <= _MCP_KEYS and all(
+                isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in content):
             return _from_mcp(ctx, raw)
     return Success.model_construct(ok=True, data=_to_json(ctx, raw))
 
@@ -165,8 +169,7 @@ def _clean_str(ctx: Context, s: str, path: str) -> str:
     try:
         s.encode("utf-8")
     except UnicodeEncodeError:
-        s = s.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-        # surrogatepass+replace turns each lone surrogate into U+FFFD (paired ones were valid).
+        s = _SURROGATE.sub("\ufffd", s)
         ctx.note(path or "/", "lone surrogates replaced by U+FFFD")
     return s
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from toolbound._context import Context, Span
 from toolbound._envelope import Failure, Success
-from toolbound._jsonutil import iter_strings
+from toolbound._jsonutil import iter_leaves, iter_strings
 
 
 def run(ctx: Context) -> None:
@@ -19,6 +19,9 @@ def run(ctx: Context) -> None:
         ctx.strings = list(iter_strings(env.data))
         is_ext = ctx.policy.is_external
         ctx.spans = [Span(id="", path=p, text=t) for p, t in ctx.strings if is_ext(p)]
+        # Non-string external values (numbers, booleans, null) get no span but are not trusted.
+        ctx.external_values = sum(1 for p, v in iter_leaves(env.data)
+                                  if not isinstance(v, str) and is_ext(p))
     elif isinstance(env, Failure):
         ctx.strings = [("/error/message", env.error.message)]
         if ctx.error_from_tool:

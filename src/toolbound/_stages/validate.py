@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from toolbound._context import Context
 from toolbound._envelope import Success, failure
-from toolbound._schemacheck import compile_schema, problems
 
 
 def run(ctx: Context) -> None:
     schema = ctx.options.output_schema
     if schema is None or not isinstance(ctx.envelope, Success):
         return
+    from toolbound._schemacheck import compile_schema, problems  # jsonschema loads only when needed
+
     validator = compile_schema(schema)  # schema errors are caller misuse: raised in sanitize()
     found = problems(validator, ctx.envelope.data, limit=5)
     if not found:
