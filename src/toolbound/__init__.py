@@ -38,17 +38,24 @@ _EXPORTS: dict[str, str] = {
     "Policy": "toolbound._policy",
     "ToolPolicy": "toolbound._policy",
     "load_policy": "toolbound._policyfile",
+    "validate_args": "toolbound._args",
+    "tool": "toolbound._tool",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+# Public submodules reachable as attributes (``toolbound.checks.within_workspace``).
+_SUBMODULES = ("checks",)
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES, "__version__"])
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"toolbound.{name}")
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'toolbound' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(mod), name)
     globals()[name] = value
     return value
@@ -70,3 +77,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolbound._result import SanitizedResult
     from toolbound._schemacheck import InvalidSchemaError
     from toolbound._types import Detection, Finding
+    from toolbound._args import validate_args
+    from toolbound._tool import tool
+    from toolbound import checks

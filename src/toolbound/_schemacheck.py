@@ -8,12 +8,15 @@ echoing the offending value: tool output and model arguments can be hostile.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
+
+from toolbound._formats import format_checker_for
 
 _FORMAT_EXAMPLES = {
     "date": "ISO-8601 like 2026-05-18",
@@ -78,7 +81,7 @@ def compile_schema(schema: dict[str, Any] | bool) -> Any:
     except SchemaError as exc:
         where = "/" + "/".join(str(p) for p in exc.absolute_path) if exc.absolute_path else "/"
         raise InvalidSchemaError(f"invalid JSON Schema at {where}: {exc.message}") from None
-    v = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    v = cls(schema, format_checker=format_checker_for(cls))
     if len(_cache) > 256:
         _cache.clear()
     _cache[key] = v
@@ -109,6 +112,23 @@ class Problem:
         return d
 
 
+_SAFE_EXCERPT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/ ")
+
+
+def safe_excerpt(text: str, limit: int = 24, *, extra: str = "") -> str:
+    """A short excerpt of untrusted text that is safe to show: at most ``limit`` characters, each
+    outside ``[A-Za-z0-9._-/ ]`` (plus ``extra``) replaced by ``?``, with ``...`` when cut."""
+    head = "".join(c if c in _SAFE_EXCERPT_CHARS or c in extra else "?" for c in text[:limit])
+    return head + ("..." if len(text) > limit else "")
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except (re.error, RecursionError, TypeError):
+        return False
+
+
 def _pointer(parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
@@ -134,10 +154,12 @@ def describe(error: ValidationError) -> Problem:
         extra: list[str] = []
         if isinstance(error.instance, dict) and isinstance(error.schema, dict):
             allowed = set(error.schema.get("properties", {}))
-            extra = sorted(k for k in error.instance if k not in allowed)[:5]
+            patterns = list(error.schema.get("patternProperties", {}))
+            extra = sorted(k for k in error.instance if k not in allowed
+                           and not any(_search(p, k) for p in patterns))[:5]
         allowed_names = sorted(error.schema.get("properties", {})) if isinstance(error.schema, dict) else []
         hint = f"allowed fields: {', '.join(allowed_names)}" if allowed_names else None
-        names = ", ".join(repr(e[:40]) for e in extra) or "unknown fields"
+        names = ", ".join(repr(safe_excerpt(e, 40)) for e in extra) or "unknown fields"
         return Problem(path, f"unexpected field {names}", "", hint)
     if kw == "enum":
         opts = ", ".join(json.dumps(o)[:40] for o in list(val)[:8])
@@ -157,6 +179,24 @@ def describe(error: ValidationError) -> Problem:
         return Problem(path, "number out of range", got, f"a number {word} {val}")
     if kw == "pattern":
         return Problem(path, "string does not match the required pattern", got, f"a string matching {val}")
+    if kw is None:  # a ``false`` subschema: nothing is allowed here
+        return Problem(path, "no value is allowed here", got, "leave this field out")
+    if kw in ("minProperties", "maxProperties"):
+        n = len(error.instance) if isinstance(error.instance, dict) else 0
+        word = "at least" if kw == "minProperties" else "at most"
+        return Problem(path, "wrong number of fields", f"{n} fields", f"{word} {val} fields")
+    if kw == "uniqueItems":
+        return Problem(path, "items must be unique", "an array with repeated items", None)
+    if kw == "multipleOf":
+        return Problem(path, "number is not a multiple of the required step", got, f"a multiple of {val}")
+    if kw in ("dependentRequired", "dependencies") and isinstance(val, dict) \
+            and isinstance(error.instance, dict):
+        for trigger, needed in val.items():
+            if trigger in error.instance and isinstance(needed, list):
+                missing = [n for n in needed if n not in error.instance]
+                if missing:
+                    return Problem(path, f"missing field {', '.join(repr(m) for m in missing)} "
+                                   f"(required when {trigger!r} is given)", "", None)
     if kw in ("oneOf", "anyOf"):
         return Problem(path, f"value matches none of the allowed shapes ({kw})", got, None)
     return Problem(path, f"value fails the schema's '{kw}' rule", got, None)
@@ -164,15 +204,32 @@ def describe(error: ValidationError) -> Problem:
 
 def problems(validator: Any, instance: Any, limit: int = 20) -> list[Problem]:
     """Every failing path (up to ``limit``), deepest-first within each path, in document order."""
-    errs = sorted(validator.iter_errors(instance), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    errs = sorted(validator.iter_errors(instance),
+                  key=lambda e: (list(map(str, e.absolute_path)), e.validator != "required",
+                                 str(e.validator)))
     out: list[Problem] = []
+    seen: set[Problem] = set()
     for e in errs:
         # Combinators report their own summary; prefer their most specific sub-error.
         if e.context:
             best = jsonschema.exceptions.best_match(e.context)
             if best is not None:
                 e = best
-        out.append(describe(e))
+        for p in _split(e):
+            if p not in seen:  # "required" gives one error per missing field, each seeing all
+                seen.add(p)
+                out.append(p)
         if len(out) >= limit:
             break
-    return out
+    return out[:limit]
+
+
+def _split(error: ValidationError) -> list[Problem]:
+    """One problem per missing required field; otherwise :func:`describe`."""
+    if error.validator == "required" and isinstance(error.instance, dict) \
+            and isinstance(error.validator_value, list):
+        path = _pointer(error.absolute_path)
+        missing = [r for r in error.validator_value if r not in error.instance]
+        if missing:
+            return [Problem(path, f"missing required field {m!r}", "", None) for m in missing]
+    return [describe(error)]

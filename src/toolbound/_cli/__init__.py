@@ -16,6 +16,7 @@ import sys
 COMMANDS: tuple[str, ...] = (
     "sanitize",
     "schema",
+    "check-args",
 )
 
 
