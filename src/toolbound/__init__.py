@@ -17,6 +17,7 @@ from toolbound._version import __version__
 # Public name -> module that defines it. Imported on first attribute access (PEP 562).
 _EXPORTS: dict[str, str] = {
     "sanitize": "toolbound._pipeline",
+    "fetch_more": "toolbound._fetch",
     "SanitizedResult": "toolbound._result",
     "Span": "toolbound._context",
     "Envelope": "toolbound._envelope",
@@ -38,8 +39,12 @@ _EXPORTS: dict[str, str] = {
     "Policy": "toolbound._policy",
     "ToolPolicy": "toolbound._policy",
     "load_policy": "toolbound._policyfile",
+    "system_prompt_note": "toolbound._notes",
     "validate_args": "toolbound._args",
     "tool": "toolbound._tool",
+    "detect": "toolbound._detect.api",
+    "scan_strings": "toolbound._detect.api",
+    "default_threshold": "toolbound._detect.api",
 }
 
 # Public submodules reachable as attributes (``toolbound.checks.within_workspace``).
@@ -70,6 +75,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolbound._envelope import Envelope, ErrorInfo, Failure, Success, envelope_json_schema
     from toolbound._errors import (CATALOGUE, ERROR_CODES, EncodingUnavailableError, OptionError,
                                    PolicyError, ToolboundError, ToolError)
+    from toolbound._fetch import fetch_more
+    from toolbound._notes import system_prompt_note
     from toolbound._pipeline import sanitize
     from toolbound._policy import Policy, ToolPolicy
     from toolbound._policyfile import load_policy
@@ -79,4 +86,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolbound._types import Detection, Finding
     from toolbound._args import validate_args
     from toolbound._tool import tool
+    from toolbound._detect.api import default_threshold, detect, scan_strings
     from toolbound import checks

@@ -23,9 +23,16 @@ class Span:
     Attributes:
         id: ``Q1``, ``Q2``, ... in document order; unique within one result.
         path: JSON Pointer of the string in the result's data (or ``/error/message``).
-        text: The content as the model may see it (after normalisation and actions).
-        findings: Findings on this span (offsets into ``text``... see ``Finding.stage``).
+        text: The content as the model may see it (after normalisation and actions; the
+            rendering then applies the quarantine mode).
+        findings: Findings on this span. Offsets of every finding (``normalize``, ``html``,
+            ``links`` and ``detect`` stages alike) refer to ``text`` after normalisation, i.e. what
+            the model sees; removed characters are recorded as an empty range (``start == end``)
+            at the place they were removed, with what was removed in ``detail``. When an action
+            redacts the span, ``text`` becomes the placeholder and the offsets keep referring to
+            the normalised text before redaction.
         redacted: Whether an action replaced the content with a placeholder.
+        provenance: The result's provenance (tool, call id, time, origin...), shared by its spans.
     """
 
     id: str
@@ -34,10 +41,17 @@ class Span:
     findings: list[Finding] = field(default_factory=list)
     trust: str = "external"
     redacted: bool = False
+    provenance: Provenance | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "path": self.path, "text": self.text, "trust": self.trust,
-                "redacted": self.redacted, "findings": [f.to_dict() for f in self.findings]}
+        d: dict[str, Any] = {"id": self.id, "path": self.path, "text": self.text, "trust": self.trust,
+                             "redacted": self.redacted,
+                             "findings": [f.to_dict() for f in self.findings]}
+        p = self.provenance
+        if p is not None:
+            d["provenance"] = {"tool": p.tool, "call_id": p.call_id, "timestamp": p.timestamp,
+                               "origin": dict(p.origin), "trust": self.trust}
+        return d
 
 
 @dataclass
@@ -63,6 +77,9 @@ class Context:
     meta: dict[str, Any] = field(default_factory=dict)
     notes: list[dict[str, str]] = field(default_factory=list)
     nonce: str = ""
+    # The budget stage's view of the spans (elided spans left out, cut spans with their cut text),
+    # used by render instead of ``spans``; None: render ``spans``. ``spans`` stays complete.
+    render_spans: list[Span] | None = None
     rendered: str | None = None
 
     def note(self, path: str, what: str) -> None:
@@ -75,3 +92,4 @@ class Context:
         self.error_from_tool = False
         self.spans = []
         self.strings = []
+        self.render_spans = None

@@ -59,6 +59,27 @@ class SanitizedResult:
     def spans(self) -> list[Span]:
         return list(self._ctx.spans)
 
+    def dereference(self, ref: str) -> str:
+        """The content of a quarantined span, by reference (``"$Q1"``, ``"Q1"`` or ``"<<Q1>>"``).
+
+        For the dual-LLM pattern: in ``reference`` mode the model only sees ``$Q1`` with its
+        length and findings; the host hands the text to a quarantined model or a person with this
+        method. The text is the normalised one (what any model would have been shown); a span an
+        action redacted returns its placeholder.
+
+        Raises:
+            KeyError: no span has that id; the message lists the valid references.
+        """
+        key = ref.strip() if isinstance(ref, str) else ""
+        if key.startswith("<<") and key.endswith(">>"):
+            key = key[2:-2]
+        key = key.lstrip("$")
+        for span in self._ctx.spans:
+            if span.id == key:
+                return span.text
+        valid = ", ".join("$" + s.id for s in self._ctx.spans) or "none (this result has no spans)"
+        raise KeyError(f"no quarantined span {ref!r} in this result; valid references: {valid}")
+
     @property
     def provenance(self) -> Provenance:
         return self._ctx.provenance

@@ -15,8 +15,14 @@ import sys
 # Sub-command modules, in the order they appear in --help.
 COMMANDS: tuple[str, ...] = (
     "sanitize",
+    "fetch",
+    "scan",
+    "rules",
     "schema",
     "check-args",
+    "policy",
+    "bench",
+    "proxy",
 )
 
 

@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--policy", metavar="FILE", help="a TOML policy file")
     p.add_argument("--output-schema", metavar="FILE", help="a JSON Schema the result must match")
     p.add_argument("--call-id", help="the call id to record in provenance")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="token budget of the text the model sees (at least 64; default 8000); a bigger "
+                   "result is cut and stored, see 'toolbound fetch'")
     p.add_argument("--format", choices=("json", "model"), default="json",
                    help="json: the full sanitized result (default); model: the text the model sees")
     p.set_defaults(func=run)
@@ -41,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
                                  f"column {exc.colno}: {exc.msg})") from None
         if args.call_id:
             options["call_id"] = args.call_id
+        if args.max_tokens is not None:
+            options["max_tokens"] = args.max_tokens
     except UsageError as exc:
         return fail_usage(str(exc))
     except toolbound.PolicyError as exc:

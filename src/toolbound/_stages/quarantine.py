@@ -2,29 +2,45 @@
 
 Every string that reaches the model is listed in ``ctx.strings`` (path, text) for detection.
 External ones (per :meth:`EffectivePolicy.is_external`; everything, for a tool without a policy
-entry) become spans ``Q1``, ``Q2``, ... in document order. A tool's own error message (as opposed
-to toolbound's catalogue message) is external too.
+entry) become spans ``Q1``, ``Q2``, ... in document order, each with its path, the (already
+normalised) text, the result's provenance and the findings normalisation recorded at its path.
+A tool's own error message (as opposed to toolbound's catalogue message) is external too.
 """
 
 from __future__ import annotations
 
 from toolbound._context import Context, Span
 from toolbound._envelope import Failure, Success
-from toolbound._jsonutil import iter_leaves, iter_strings
+from toolbound._types import Finding
 
 
 def run(ctx: Context) -> None:
     env = ctx.envelope
+    prov = ctx.provenance
     if isinstance(env, Success):
-        ctx.strings = list(iter_strings(env.data))
-        is_ext = ctx.policy.is_external
-        ctx.spans = [Span(id="", path=p, text=t) for p, t in ctx.strings if is_ext(p)]
-        # Non-string external values (numbers, booleans, null) get no span but are not trusted.
-        ctx.external_values = sum(1 for p, v in iter_leaves(env.data)
-                                  if not isinstance(v, str) and is_ext(p))
+        strings: list[tuple[str, str]] = []
+        spans: list[Span] = []
+        external_values = 0
+        for p, v, ext in ctx.policy.leaves(env.data):  # one walk, in document order
+            if type(v) is str:
+                strings.append((p, v))
+                if ext:
+                    spans.append(Span(id="", path=p, text=v, provenance=prov))
+            elif ext:
+                # Non-string external values (numbers, booleans, null) get no span but are not
+                # trusted.
+                external_values += 1
+        ctx.strings = strings
+        ctx.spans = spans
+        ctx.external_values = external_values
     elif isinstance(env, Failure):
         ctx.strings = [("/error/message", env.error.message)]
         if ctx.error_from_tool:
-            ctx.spans = [Span(id="", path="/error/message", text=env.error.message)]
+            ctx.spans = [Span(id="", path="/error/message", text=env.error.message, provenance=prov)]
+    by_path: dict[str, list[Finding]] = {}
+    for f in ctx.findings:
+        by_path.setdefault(f.path, []).append(f)
     for i, span in enumerate(ctx.spans, 1):
         span.id = f"Q{i}"
+        if by_path:
+            span.findings.extend(by_path.get(span.path, ()))

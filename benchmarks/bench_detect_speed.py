@@ -1,0 +1,185 @@
+"""Speed of ``toolbound.detect()`` against a naive regex baseline, and its cost at growing sizes.
+
+Run: ``PYTHONPATH=src python benchmarks/bench_detect_speed.py`` (from the repository root).
+
+- Throughput (MB/s of characters) of ``detect()`` over tool-output texts: the corpus texts when the
+  corpus exists (``corpus/authored/*.jsonl``, ``corpus/generated.jsonl``), else synthetic benign
+  text; plus a benign-only slice (source code and prose from the standard library), cut into
+  4 KB tool outputs.
+- Two detect() figures: with the scorer that ships (the trained passage model when its weights
+  are present) and with the rules alone (``score.MODEL_SCORER = None``), which is the engine's cost.
+- Baseline: one case-insensitive alternation of a dozen injection phrases, Python's ``re``,
+  ``finditer`` over the same texts (what many filters do).
+- Linearity: 1 KB, 100 KB and 1 MB benign inputs, and adversarial shapes (one repeated character,
+  deep brackets, long whitespace).
+
+Every figure is the best of ``--repeat`` runs (the machine is shared; the minimum is the least noisy).
+Results go to ``benchmarks/results/detect_speed.json``. Timing never runs in the unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import platform
+import random
+import re
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+BASELINE_PHRASES = [
+    r"ignore (all )?previous instructions", r"disregard (the )?above", r"you are now", r"system prompt",
+    r"forget your instructions", r"do not tell the user", r"new instructions", r"act as", r"jailbreak",
+    r"developer mode", r"reveal your", r"send .* to http",
+]
+
+
+def corpus_texts() -> list[str]:
+    files = sorted(glob.glob(str(ROOT / "corpus" / "authored" / "*.jsonl")))
+    gen = ROOT / "corpus" / "generated.jsonl"
+    if gen.exists():
+        files.append(str(gen))
+    out = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            for line in fh:
+                line = line.strip()
+                if line:
+                    out.append(json.loads(line)["text"])
+    return out
+
+
+def benign_source(limit: int = 2_000_000) -> str:
+    """Benign text: the standard library's own source and docstrings (code, prose, URLs, JSON-ish)."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    parts: list[str] = []
+    size = 0
+    for sub in ("email", "json", "http", "urllib", "logging", "asyncio", "unittest"):
+        for p in sorted((stdlib / sub).glob("*.py")):
+            t = p.read_text(encoding="utf-8", errors="replace")
+            parts.append(t)
+            size += len(t)
+            if size >= limit:
+                return "".join(parts)[:limit]
+    text = "".join(parts)
+    rng = random.Random(7)
+    words = re.findall(r"[A-Za-z]{3,}", text) or ["data"]
+    while len(text) < limit:  # pad with shuffled words if the stdlib is unusually small
+        text += " ".join(rng.choice(words) for _ in range(2000)) + "\n"
+    return text[:limit]
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def throughput(texts: list[str], fn, repeat: int) -> float:
+    total = sum(len(t) for t in texts)
+
+    def run() -> None:
+        for t in texts:
+            fn(t)
+
+    return total / best_of(run, repeat) / 1e6
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "detect_speed.json"))
+    args = ap.parse_args()
+
+    import toolbound._detect as det
+    from toolbound._detect.engine import get_scanner
+
+    t0 = time.perf_counter()
+    get_scanner()
+    load_s = time.perf_counter() - t0
+
+    baseline = re.compile("|".join(BASELINE_PHRASES), re.IGNORECASE)
+
+    def base(t: str) -> None:
+        for _ in baseline.finditer(t):
+            pass
+
+    texts = corpus_texts()
+    source = "corpus" if texts else "synthetic"
+    benign = benign_source()
+    chunks = [benign[i:i + 4000] for i in range(0, len(benign), 4000)]
+    if not texts:
+        texts = chunks
+    results: dict[str, object] = {
+        "python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+        "rules_load_seconds": round(load_s, 3), "repeat": args.repeat,
+    }
+    import toolbound._detect.score as score
+
+    shipped_model = score.MODEL_SCORER
+    results["model_scorer"] = None if shipped_model is None else getattr(shipped_model, "__qualname__", "model")
+
+    def rules_only(t: str) -> None:
+        score.MODEL_SCORER = None
+        try:
+            det.detect(t)
+        finally:
+            score.MODEL_SCORER = shipped_model
+
+    sets = {"corpus" if source == "corpus" else "synthetic": texts, "benign_4kb_chunks": chunks}
+    for name, ts in sets.items():
+        d = throughput(ts, det.detect, args.repeat)
+        r = throughput(ts, rules_only, args.repeat)
+        b = throughput(ts, base, args.repeat)
+        results[name] = {"texts": len(ts), "chars": sum(len(t) for t in ts), "detect_mb_s": round(d, 2),
+                         "rules_only_mb_s": round(r, 2), "baseline_mb_s": round(b, 2),
+                         "ratio": round(d / b, 2), "rules_only_ratio": round(r / b, 2)}
+        print(f"{name:18s} {len(ts):5d} texts  detect {d:6.2f} MB/s  rules-only {r:6.2f} MB/s  "
+              f"baseline {b:6.2f} MB/s  ratio {d / b:.2f} (rules-only {r / b:.2f})")
+
+    sizes: dict[str, dict[str, float]] = {}
+    # The same 100 KB block repeated, so the sizes differ only in length (not in content).
+    block = benign[:100_000]
+    for label, n in (("1KB", 1_000), ("100KB", 100_000), ("1MB", 1_000_000)):
+        text = (block * (n // len(block) + 1))[:n]
+        dt = best_of(lambda: det.detect(text), args.repeat)
+        rt = best_of(lambda: rules_only(text), args.repeat)
+        sizes[label] = {"seconds": round(dt, 5), "mb_s": round(n / dt / 1e6, 2),
+                        "rules_only_seconds": round(rt, 5), "rules_only_mb_s": round(n / rt / 1e6, 2)}
+        print(f"benign {label:6s} {dt * 1000:9.2f} ms  {n / dt / 1e6:6.2f} MB/s   rules-only "
+              f"{rt * 1000:9.2f} ms  {n / rt / 1e6:6.2f} MB/s")
+    results["sizes"] = sizes
+    adversarial = {
+        "repeated_char_1MB": "a" * 1_000_000,
+        "brackets_400KB": "(" * 200_000 + ")" * 200_000,
+        "whitespace_1MB": " \t\n" * 333_334,
+        "leet_digits_400KB": "1gn0r3 " * 57_000,
+        "base64ish_1MB": "QUFB" * 250_000,
+    }
+    adv: dict[str, dict[str, float]] = {}
+    for label, text in adversarial.items():
+        dt = best_of(lambda: rules_only(text), 1)
+        adv[label] = {"seconds": round(dt, 4), "mb_s": round(len(text) / dt / 1e6, 2)}
+        print(f"adversarial (rules only) {label:18s} {dt * 1000:9.1f} ms  {len(text) / dt / 1e6:6.2f} MB/s")
+    results["adversarial"] = adv
+    lin = sizes["1MB"]["rules_only_seconds"] / max(sizes["100KB"]["rules_only_seconds"], 1e-9)
+    results["linearity_1MB_over_100KB_rules_only"] = round(lin, 2)
+    print(f"linearity (rules only): 1 MB takes {lin:.1f}x the time of 100 KB (10x is linear)")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

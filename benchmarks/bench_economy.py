@@ -1,0 +1,294 @@
+"""Output economy: token counting throughput, sanitize() latency with a budget, memory.
+
+    python benchmarks/bench_economy.py            # writes benchmarks/results/economy.json
+    python benchmarks/bench_economy.py --quick    # fewer repetitions
+
+Measures, on this machine:
+
+- exact token counting throughput (MB/s, tokens/s) on JSON and prose;
+- ``sanitize()`` of a typical 4 KB JSON result (p50, and the budget stage's share), and whether
+  it loads tiktoken (it must not: the byte-length shortcut decides);
+- ``sanitize(max_tokens=2000)`` on results of 1 KB, 100 KB, 1 MB and 10 MB, JSON and text, with the
+  default SQLite store in a temporary directory (storing and paginating the full payload
+  included), per stage; the ratio between consecutive sizes shows that cost grows linearly
+  (10x the size should cost about 10x the time);
+- peak traced memory (tracemalloc) of the 10 MB cases, relative to the payload size.
+
+``readme_sections()`` is what ``benchmarks/update_readme.py`` imports; importing this module does
+no work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+SIZES = {"1KB": 1_000, "100KB": 100_000, "1MB": 1_000_000, "10MB": 10_000_000}
+BUDGET = 2000
+
+
+def _json_payload(target: int) -> dict[str, Any]:
+    items: list[dict[str, Any]] = []
+    size = 40
+    i = 0
+    while size < target:
+        item = {"id": i + 1, "key": f"OPS-{i + 1:06d}", "status": ("open", "closed", "triage")[i % 3],
+                "title": f"Disk usage above threshold on host-{i % 211}",
+                "body": f"Volume /data on host-{i % 211} reached {70 + i % 30}% at 03:{i % 60:02d}; "
+                        "rotate logs or extend the volume. ",
+                "labels": ["ops", f"rack-{i % 17}"]}
+        size += len(json.dumps(item, separators=(",", ":"))) + 1
+        items.append(item)
+        i += 1
+    return {"query": "disk", "count": len(items), "items": items}
+
+
+def _text_payload(target: int) -> str:
+    words = ("the service restarted after the health check failed twice and the operator was paged "
+             "because the queue depth kept growing while the consumer lagged behind").split()
+    lines, size, i = [], 0, 0
+    while size < target:
+        line = f"2026-05-18T03:{i // 60 % 60:02d}:{i % 60:02d}Z worker-{i % 13} " + " ".join(
+            words[(i + k) % len(words)] for k in range(12))
+        lines.append(line)
+        size += len(line) + 1
+        i += 1
+    return "\n".join(lines)
+
+
+class _StageTimer:
+    """Wraps the pipeline's stages to time each one (restored on exit)."""
+
+    def __init__(self) -> None:
+        import toolbound._pipeline as P
+
+        self.P = P
+        self.original = P.STAGES
+        self.times: dict[str, list[float]] = {}
+
+    def __enter__(self) -> _StageTimer:
+        wrapped = []
+        for mod in self.original:
+            name = mod.__name__.rsplit(".", 1)[-1]
+
+            def run(ctx: Any, _mod: Any = mod, _name: str = name) -> None:
+                t = time.perf_counter()
+                try:
+                    _mod.run(ctx)
+                finally:
+                    self.times.setdefault(_name, []).append(time.perf_counter() - t)
+
+            wrapped.append(types.SimpleNamespace(run=run, __name__=mod.__name__))
+        self.P.STAGES = tuple(wrapped)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.P.STAGES = self.original
+
+
+def _median_ms(xs: list[float]) -> float:
+    return round(statistics.median(xs) * 1000, 3)
+
+
+def bench_counting(reps: int) -> dict[str, Any]:
+    from toolbound._jsonutil import canonical_json
+    from toolbound._tokens import get_encoder
+
+    t = time.perf_counter()
+    enc = get_encoder()
+    load_s = time.perf_counter() - t
+    out: dict[str, Any] = {"encoding": enc.name, "source": enc.source.split(":", 1)[0],
+                           "load_seconds": round(load_s, 3)}
+    for kind, text in (("json", canonical_json(_json_payload(1_000_000))), ("text", _text_payload(1_000_000))):
+        ts, n = [], 0
+        for _ in range(reps):
+            t = time.perf_counter()
+            n = enc.count(text)
+            ts.append(time.perf_counter() - t)
+        best = min(ts)
+        mb = len(text.encode()) / 1e6
+        out[kind] = {"mb": round(mb, 3), "tokens": n, "mb_per_s": round(mb / best, 1),
+                     "tokens_per_s": int(n / best)}
+    return out
+
+
+def bench_typical(reps: int) -> dict[str, Any]:
+    import toolbound
+
+    doc = {"id": 4412, "key": "OPS-4412", "title": "Login fails after password reset", "status": "open",
+           "labels": ["bug", "auth", "p1"],
+           "comments": [{"id": i, "author": f"user{i}", "body": "I can reproduce this on staging; the session "
+                         "cookie is not refreshed after the reset flow. " * 2} for i in range(15)]}
+    size = len(json.dumps(doc, separators=(",", ":")))
+    for _ in range(50):
+        toolbound.sanitize(doc, tool="get_issue")
+    ts = []
+    with _StageTimer() as st:
+        for _ in range(reps):
+            t = time.perf_counter()
+            r = toolbound.sanitize(doc, tool="get_issue")
+            ts.append(time.perf_counter() - t)
+    code = ("import sys, toolbound, json; doc = json.loads(sys.argv[1]); toolbound.sanitize(doc, tool='get_issue'); "
+            "print('tiktoken' in sys.modules)")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+    loaded = subprocess.run([sys.executable, "-c", code, json.dumps(doc)], capture_output=True, text=True,
+                            env=env).stdout.strip()
+    return {"json_bytes": size, "truncated": r.meta["budget"]["truncated"],
+            "sanitize_p50_us": round(statistics.median(ts) * 1e6, 1),
+            "sanitize_p90_us": round(sorted(ts)[int(len(ts) * 0.9)] * 1e6, 1),
+            "budget_stage_p50_us": round(statistics.median(st.times["budget"]) * 1e6, 1),
+            "render_stage_p50_us": round(statistics.median(st.times["render"]) * 1e6, 1),
+            "loads_tiktoken": loaded == "True"}
+
+
+def bench_sizes(quick: bool) -> dict[str, Any]:
+    import toolbound
+    from toolbound._store import SQLiteStore
+    from toolbound._tokens import get_encoder
+
+    enc = get_encoder()
+    reps = {"1KB": 200, "100KB": 15, "1MB": 5, "10MB": 3}
+    if quick:
+        reps = {"1KB": 50, "100KB": 5, "1MB": 2, "10MB": 1}
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as d:
+        store = SQLiteStore(Path(d) / "bench.sqlite3")
+        for kind, make in (("json", _json_payload), ("text", _text_payload)):
+            rows: dict[str, Any] = {}
+            for label, target in SIZES.items():
+                payload = make(target)
+                from toolbound._jsonutil import canonical_json
+
+                nbytes = len(canonical_json(payload).encode())
+                toolbound.sanitize(payload, tool="bench", max_tokens=BUDGET, store=store)  # warm
+                ts = []
+                with _StageTimer() as st:
+                    for _ in range(reps[label]):
+                        t = time.perf_counter()
+                        r = toolbound.sanitize(payload, tool="bench", max_tokens=BUDGET, store=store)
+                        ts.append(time.perf_counter() - t)
+                tokens = enc.count(r.to_model())
+                assert tokens <= BUDGET, (kind, label, tokens)
+                rows[label] = {"bytes": nbytes, "ms": _median_ms(ts),
+                               "ms_per_mb": round(_median_ms(ts) / (nbytes / 1e6), 1),
+                               "stages_ms": {k: _median_ms(v) for k, v in st.times.items()},
+                               "model_tokens": tokens, "truncated": r.meta["budget"]["truncated"],
+                               "pages": r.pages}
+            labels = list(SIZES)
+            for a, b in zip(labels, labels[1:]):
+                rows[b]["ratio_to_previous"] = {
+                    "size": round(rows[b]["bytes"] / rows[a]["bytes"], 2),
+                    "time": round(rows[b]["ms"] / rows[a]["ms"], 2)}
+            out[kind] = rows
+        store.close()
+    return out
+
+
+def bench_memory() -> dict[str, Any]:
+    import toolbound
+    from toolbound._store import SQLiteStore
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as d:
+        store = SQLiteStore(Path(d) / "mem.sqlite3")
+        for kind, make in (("json", _json_payload), ("text", _text_payload)):
+            payload = make(SIZES["10MB"])
+            from toolbound._jsonutil import canonical_json
+
+            nbytes = len(canonical_json(payload).encode())
+            tracemalloc.start()
+            toolbound.sanitize(payload, tool="bench", max_tokens=BUDGET, store=store)
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            out[kind] = {"payload_mb": round(nbytes / 1e6, 2), "peak_mb": round(peak / 1e6, 1),
+                         "peak_over_payload": round(peak / nbytes, 2)}
+        store.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "src"))
+    import toolbound
+
+    res: dict[str, Any] = {
+        "toolbound": toolbound.__version__, "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "budget_tokens": BUDGET,
+    }
+    res["typical_4kb"] = bench_typical(500 if args.quick else 3000)
+    res["counting"] = bench_counting(3 if args.quick else 7)
+    res["sizes"] = bench_sizes(args.quick)
+    res["memory_10mb"] = bench_memory()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "economy.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    _print(res)
+    return 0
+
+
+def _print(res: dict[str, Any]) -> None:
+    t = res["typical_4kb"]
+    print(f"typical {t['json_bytes']:,} B JSON: sanitize p50 {t['sanitize_p50_us']} us "
+          f"(budget stage {t['budget_stage_p50_us']} us, render {t['render_stage_p50_us']} us); "
+          f"loads tiktoken: {t['loads_tiktoken']}")
+    c = res["counting"]
+    print(f"counting ({c['encoding']}, from {c['source']}, loaded in {c['load_seconds']} s): "
+          f"JSON {c['json']['mb_per_s']} MB/s ({c['json']['tokens_per_s']:,} tokens/s), "
+          f"text {c['text']['mb_per_s']} MB/s ({c['text']['tokens_per_s']:,} tokens/s)")
+    for kind, rows in res["sizes"].items():
+        print(f"sanitize(max_tokens={res['budget_tokens']}) on {kind}:")
+        for label, r in rows.items():
+            ratio = r.get("ratio_to_previous")
+            rtxt = f"  x{ratio['size']} size -> x{ratio['time']} time" if ratio else ""
+            print(f"  {label:>6}: {r['ms']:>9.2f} ms  ({r['ms_per_mb']:>7.1f} ms/MB, budget stage "
+                  f"{r['stages_ms'].get('budget', 0):.2f} ms, {r['pages']} pages, "
+                  f"{r['model_tokens']} tokens shown){rtxt}")
+    for kind, m in res["memory_10mb"].items():
+        print(f"peak traced memory, 10 MB {kind}: {m['peak_mb']} MB ({m['peak_over_payload']}x the payload)")
+
+
+def economy_table() -> str:
+    p = RESULTS / "economy.json"
+    if not p.exists():
+        return "_No results yet: run `python benchmarks/bench_economy.py`._"
+    res = json.loads(p.read_text(encoding="utf-8"))
+    rows = [f"`sanitize(max_tokens={res['budget_tokens']})`, {res['machine']}, Python {res['python']}:", "",
+            "| result | JSON ms | JSON ms/MB | text ms | text ms/MB | pages (JSON) |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for label in SIZES:
+        j, t = res["sizes"]["json"][label], res["sizes"]["text"][label]
+        rows.append(f"| {label} | {j['ms']:.2f} | {j['ms_per_mb']:.0f} | {t['ms']:.2f} | {t['ms_per_mb']:.0f} | "
+                    f"{j['pages']} |")
+    ty = res["typical_4kb"]
+    c = res["counting"]
+    m = res["memory_10mb"]
+    rows += ["", f"Typical {ty['json_bytes']:,}-byte JSON result: p50 {ty['sanitize_p50_us']:.0f} µs, of which the "
+             f"budget stage {ty['budget_stage_p50_us']:.0f} µs (it renders the final text; tiktoken is not loaded). "
+             f"Counting ({c['encoding']}): {c['json']['mb_per_s']} MB/s on JSON. Peak traced memory for 10 MB: "
+             f"{m['json']['peak_over_payload']}x (JSON), {m['text']['peak_over_payload']}x (text) the payload."]
+    return "\n".join(rows)
+
+
+def readme_sections() -> dict[str, Callable[[], str]]:
+    return {"economy": economy_table}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""Detection quality: README tables generated from benchmarks/results/quality*.json.
+
+The results come from ``toolbound bench`` (run from the repository root):
+
+    toolbound bench --data shared      # corpus test split + ../shared/datasets/*.jsonl
+
+``readme_sections()`` is what ``benchmarks/update_readme.py`` imports; importing this module does
+no work. Running it directly runs the benchmark (same as ``toolbound bench --data shared``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _load(name: str) -> dict | None:
+    p = RESULTS / f"{name}.json"
+    return json.loads(p.read_text(encoding="utf-8")) if p.exists() else None
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def quality_summary() -> str:
+    """One row per data set: precision, recall, FPR, F1 at the shipped threshold, recall at FPR <= 1%/2%."""
+    s = _load("quality")
+    if s is None:
+        return "_No results yet: run `toolbound bench --data shared`._"
+    if str(ROOT / "src") not in sys.path:
+        sys.path.insert(0, str(ROOT / "src"))
+    from toolbound._bench import render_table
+
+    m = s["model"]
+    head = f"Scorer: {m['scorer']}, threshold {m['threshold']}"
+    if m.get("weights_sha256"):
+        head += f", model v{m.get('model_version')} (weights `{m['weights_sha256'][:12]}`)"
+    return head + ".\n\n" + render_table(s, markdown=True)
+
+
+def quality_families() -> str:
+    """Corpus test split: recall per attack family, FPR per benign kind."""
+    r = _load("quality_corpus_test")
+    if r is None:
+        return "_No corpus results yet: run `toolbound bench`._"
+    rows = ["| family | label | n | recall / FPR |", "| --- | ---: | ---: | ---: |"]
+    for fam, d in r["families"].items():
+        if d.get("label") == 1:
+            rows.append(f"| {fam} | 1 | {d['n']} | recall {_f(d['recall'])} |")
+        elif d.get("label") == 0:
+            rows.append(f"| {fam} | 0 | {d['n']} | FPR {_f(d['fpr'])} |")
+    return "\n".join(rows)
+
+
+def quality_languages() -> str:
+    """Corpus test split per language."""
+    r = _load("quality_corpus_test")
+    if r is None:
+        return "_No corpus results yet: run `toolbound bench`._"
+    rows = ["| lang | n | precision | recall | FPR | F1 |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for lang, m in r["languages"].items():
+        rows.append(f"| {lang} | {m['n']} | {_f(m['precision'])} | {_f(m['recall'])} | {_f(m['fpr'])} | "
+                    f"{_f(m['f1'])} |")
+    return "\n".join(rows)
+
+
+def model_card() -> str:
+    """What the shipped passage model is, what it was trained on, and how its threshold was chosen."""
+    p = ROOT / "src" / "toolbound" / "_detect" / "model.json"
+    if not p.exists():
+        return "_No trained model ships in this checkout: rules alone decide._"
+    m = json.loads(p.read_text(encoding="utf-8"))
+    tr, tc = m["training"], m["threshold_choice"]
+    size = (p.parent / m["weights_file"]).stat().st_size
+    dev, rules = tc["dev"], tc["dev_rules_only"]
+    return "\n".join([
+        f"- model v{m['version']}: logistic regression over passages, 2^{m['hash_bits']} hashed features "
+        f"({m['features']['hashed']}) plus {len(m['passage']['dense_names'])} engineered passage features "
+        "(rule hits by family among them); a document combiner over "
+        f"{', '.join(m['doc']['names'])}"
+        + (f"; a rule score of {m['doc']['rule_floor']} or more flags on its own." if m['doc'].get('rule_floor')
+           is not None else "."),
+        f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "
+        f"`{m['weights_sha256'][:16]}…`), read with the standard library only.",
+        f"- trained on the corpus **{tr['split']}** split only ({tr['records']} records, SHA-256 "
+        f"`{tr['train_sha256'][:16]}…`), seed {m['seed']}; `python -m toolbound._detect.train --check` "
+        "retrains and verifies the shipped bytes.",
+        f"- threshold chosen on the **{tc['split']}** split: {tc['rule']} (raw logit {tc['logit']:.4f}, "
+        f"shifted to score {tc['calibrated_threshold']}; rule floor {tc.get('rule_floor')}). On dev: recall "
+        f"{dev['recall']:.3f} at FPR {dev['fpr']:.3f} (rules alone: recall {rules['recall']:.3f}, FPR "
+        f"{rules['fpr']:.3f}). The test split is never used for training or tuning.",
+    ])
+
+
+def readme_sections() -> dict[str, Callable[[], str]]:
+    return {"quality": quality_summary, "quality-families": quality_families,
+            "quality-languages": quality_languages, "model-card": model_card}
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    import os
+
+    from toolbound._cli import main
+
+    os.chdir(ROOT)
+    raise SystemExit(main(["bench", "--data", "shared", *sys.argv[1:]]))

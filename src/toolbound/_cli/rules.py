@@ -1,0 +1,63 @@
+"""``toolbound rules``: list the detection rules, or check every pack and every rule's examples."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolbound._cli._io import fail_usage, write_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rules", help="list or check the detection rule packs",
+        description="'list' prints every rule (id, family, severity, languages). 'check' validates "
+        "every pack against detectors/schema.json, compiles every pattern and runs every rule's "
+        "examples through the scanner; exit 1 with a report when anything fails.")
+    p.add_argument("action", choices=("list", "check"))
+    p.add_argument("--dir", metavar="DIR", help="a folder of rule packs (default: the shipped packs)")
+    p.add_argument("--json", action="store_true", help="list: print JSON instead of a table")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolbound._detect.packs import RulePackError, load_rules
+
+    if args.action == "list":
+        try:
+            rules = load_rules(args.dir)
+        except RulePackError as exc:
+            sys.stderr.write(f"toolbound: rule pack error: {exc}\n")
+            return 1
+        if args.json:
+            write_json([{"id": r.id, "family": r.family, "severity": r.severity,
+                         "languages": list(r.languages), "weight": r.weight, "status": r.status}
+                        for r in rules])
+            return 0
+        width = max(len(r.id) for r in rules)
+        fam = max(len(r.family) for r in rules)
+        for r in rules:
+            sys.stdout.write(f"{r.id:<{width}}  {r.family:<{fam}}  {r.severity:<6}  {','.join(r.languages)}\n")
+        return 0
+    return _check(args.dir)
+
+
+def _check(directory: str | None) -> int:
+    from toolbound._detect.check import check_packs
+    from toolbound._detect.packs import RulePackError
+
+    try:
+        rules, failures = check_packs(directory)
+    except RulePackError as exc:
+        sys.stderr.write(f"FAIL rule pack: {exc}\n")
+        return 1
+    except OSError as exc:  # pragma: no cover - unreadable folder
+        return fail_usage(str(exc))
+    n_examples = sum(len(r.examples_match) + len(r.examples_no_match) for r in rules)
+    packs = len({r.source for r in rules})
+    for f in failures:
+        sys.stdout.write(f"FAIL {f.describe()}\n")
+    status = "FAILED" if failures else "ok"
+    sys.stdout.write(f"{status}: {packs} packs, {len(rules)} rules, {n_examples} examples, "
+                     f"{len(failures)} failing\n")
+    return 1 if failures else 0

@@ -1,0 +1,117 @@
+"""Public entry points of detection: :func:`detect`, :func:`scan_strings`, :func:`default_threshold`.
+
+Importing this module is cheap: the regex module, the rule packs and the compiled scanner load on
+the first call (once per process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolbound._types import Detection, Finding
+
+__all__ = ["default_threshold", "detect", "scan_strings"]
+
+JOIN_SEPARATOR = "\n"
+
+
+def default_threshold() -> float:
+    """The score at or above which :func:`detect` flags a text (0.5)."""
+    from toolbound._detect.score import DEFAULT_THRESHOLD
+
+    return DEFAULT_THRESHOLD
+
+
+def detect(text: str, *, threshold: float | None = None) -> Detection:
+    """Scan one text for instructions aimed at the model reading it.
+
+    Args:
+        text: The text as it would reach the model.
+        threshold: Flag when the score is at least this (default :func:`default_threshold`).
+
+    Returns:
+        A :class:`~toolbound.Detection`: ``flagged``, ``score`` in [0, 1] and ``findings`` whose
+        ``start``/``end`` are offsets into ``text``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"detect() takes a str, not {type(text).__name__}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise ValueError("threshold must be between 0 and 1")
+    from toolbound._detect.engine import get_scanner
+    from toolbound._detect.score import DEFAULT_THRESHOLD, score
+
+    findings = get_scanner().scan(text)
+    s = score(text, findings)
+    t = DEFAULT_THRESHOLD if threshold is None else threshold
+    return Detection(flagged=s >= t, score=s, findings=findings)
+
+
+def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:
+    """Scan the strings of one result: each on its own, and across field boundaries.
+
+    Args:
+        items: ``(json_pointer_path, text)`` pairs, in document order.
+
+    Returns:
+        Findings placed at their path (``Finding.path``) with offsets into that string. A payload
+        split over consecutive fields is found on the strings joined with ``"\\n"``; it is reported on
+        the first field it touches (offsets to that field's end), its reason says it spans fields and
+        ``detail`` lists the paths it covers.
+    """
+    from toolbound._detect.engine import get_scanner
+
+    scanner = get_scanner()
+    out: list[Finding] = []
+    texts: list[str] = []
+    paths: list[str] = []
+    for path, text in items:
+        if not isinstance(text, str):
+            raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
+        paths.append(path)
+        texts.append(text)
+        out.extend(f.at(path) for f in scanner.scan(text))
+    if len(texts) > 1:
+        out.extend(_cross_field(scanner, paths, texts))
+    return out
+
+
+def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]:  # type: ignore[no-untyped-def]
+    """Findings in the joined text that cross at least one field boundary."""
+    from bisect import bisect_right
+
+    starts: list[int] = []
+    pos = 0
+    for t in texts:
+        starts.append(pos)
+        pos += len(t) + len(JOIN_SEPARATOR)
+    joined = JOIN_SEPARATOR.join(texts)
+    bounds = [s - 1 for s in starts[1:]]  # offsets of the separators
+    w = scanner.max_window
+    windows: list[list[int]] = []
+    for b in bounds:
+        a, e = max(0, b - w), min(len(joined), b + 1 + w)
+        if windows and a <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], e)
+        else:
+            windows.append([a, e])
+    out: list[Finding] = []
+    seen: set[tuple[str, int, int]] = set()
+    for a, e in windows:
+        for f in scanner.scan(joined[a:e]):
+            s, t = f.start + a, f.end + a
+            i = bisect_right(bounds, s - 1)  # first separator at or after s
+            if i >= len(bounds) or bounds[i] >= t:
+                continue  # inside one field: already reported by the per-field scan
+            key = (f.rule_id, s, t)
+            if key in seen:
+                continue
+            seen.add(key)
+            first = bisect_right(starts, s) - 1
+            last = bisect_right(starts, t - 1) - 1
+            local_start = max(0, s - starts[first])
+            local_end = len(texts[first])
+            spanned = paths[first:last + 1]
+            out.append(Finding(f.rule_id, f.family, f.severity, min(local_start, local_end), local_end,
+                               f"{f.reason} (spans {len(spanned)} fields)", paths[first], f.score, f.stage,
+                               "spans:" + ",".join(spanned)))
+    return out

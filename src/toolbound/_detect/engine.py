@@ -1,0 +1,649 @@
+"""The scanner: every rule compiled once, run only where a cheap literal prefilter says it may match.
+
+One scan of a text:
+
+1. :func:`~toolbound._detect.fold.fold` it (ASCII text: no copy, identity offsets).
+2. One pass of a combined prefilter (a trie-shaped alternation of every rule's literals, word
+   anchored; a second one for CJK literals when the text is not ASCII). Each hit names the rules
+   whose literals it matched.
+3. Each hit rule's patterns run only inside its windows (``window`` characters around its hits,
+   merged), with the regex module's ``timeout``. A pattern that times out yields an
+   ``engine.timeout`` finding instead of hanging.
+4. Evasion layers, each only when there is something to undo: the prefilter runs on an ASCII view
+   with leet digits read as letters, so a keyword spelt "1gn0re" hits and its rules also run on
+   the unleeted window; letter padding ("i g n o r e") is collapsed in windows around runs that
+   spell a keyword; encoded runs (base64, hex, URL, Unicode tags, rot13 when a rot13-encoded
+   keyword hits the prefilter) are decoded and rescanned up to :data:`MAX_DEPTH` levels, and their
+   findings point at the encoded run in the original.
+5. ``context`` rules (text that discusses injection, quotes it, holds it in a code literal or a
+   test-case table) weaken visible evidence nearby; they never become findings.
+
+Offsets in findings are offsets into the text given to :meth:`Scanner.scan`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import regex
+
+from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
+                                    unleet)
+from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
+from toolbound._types import Finding
+
+__all__ = ["DEFAULT_TIMEOUT", "MAX_DEPTH", "Scanner", "TIMEOUT_RULE_ID", "get_scanner"]
+
+DEFAULT_TIMEOUT = 0.5
+"""Seconds one pattern may run over one window before it is abandoned (``engine.timeout``)."""
+
+MAX_DEPTH = 2
+"""How many levels of encoding are decoded and rescanned (base64 inside base64 is depth 2)."""
+
+TIMEOUT_RULE_ID = "engine.timeout"
+TIMEOUT_WEIGHT = 0.5  # fail closed: a text that makes a rule time out is suspicious on its own
+DAMPEN_RADIUS = 400   # characters around a context match within which evidence is weakened
+MAX_FINDINGS_PER_RULE = 50
+
+# Strong keywords whose rot13 forms are added to the prefilter: rot13 is decoded only where one hits.
+_ROT13_KEYWORDS = ("ignore", "disregard", "instructions", "previous", "system prompt", "assistant",
+                   "jailbreak", "password", "reveal", "exfiltrate", "forward", "confidential")
+_ROT13 = -1
+
+_LEET_BYTES = bytes.maketrans(b"013457", b"oieast")
+_CJK = re.compile(r"[\u0600-\u06ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _trie_regex(words: Iterable[str]) -> str:
+    """A regex alternation shaped like a trie: at most one branch can match at each step."""
+    trie: dict[str, dict] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass(slots=True)
+class _Ev:
+    """Evidence before it becomes a Finding (offsets into the scanned text)."""
+
+    rule: Rule | None
+    start: int
+    end: int
+    weight: float
+    note: str = ""
+    detail: str | None = None
+    plain: bool = True  # found in the visible text (can be weakened by context rules)
+    context: list[str] = field(default_factory=list)  # ids of context rules that weakened it
+
+
+class Scanner:
+    """Compiled rules plus the prefilter; create once (see :func:`get_scanner`), reuse freely.
+
+    Args:
+        rules: Rules from :func:`~toolbound._detect.packs.load_rules`.
+        timeout: Seconds per pattern run before ``engine.timeout``.
+    """
+
+    def __init__(self, rules: Sequence[Rule], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.timeout = timeout
+        self._pattern_rules = [i for i, r in enumerate(self.rules) if r.compiled]
+        # A rule's patterns joined into one alternation: one pass over a window instead of one per
+        # pattern (the regex module's per-call cost dominates on short windows).
+        flags = pattern_flags()
+        self._combined: dict[int, Any] = {
+            i: (self.rules[i].compiled[0] if len(self.rules[i].compiled) == 1 else
+                regex.compile("|".join(f"(?:{p})" for p in self.rules[i].patterns), flags))
+            for i in self._pattern_rules}
+        self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
+        self._builtins = {r.builtin: r for r in self.rules if r.builtin}
+        lit_rules: dict[str, set[int]] = {}
+        req_rules: dict[str, set[int]] = {}
+        # The prefilter runs on leet-normalised text (see fold.unleet), so literals are normalised too.
+        for i in self._pattern_rules:
+            for lit in self.rules[i].prefilter:
+                lit_rules.setdefault(unleet(lit), set()).add(i)
+            for lit in self.rules[i].requires:
+                req_rules.setdefault(unleet(lit), set()).add(i)
+        for kw in _ROT13_KEYWORDS:
+            lit_rules.setdefault(rot13(kw), set()).add(_ROT13)
+        all_lits = set(lit_rules) | set(req_rules)
+        # A trie match returns the longest literal on its path; every shorter literal that is a
+        # prefix of it also hit, so each literal maps to the rules of all its literal prefixes.
+        self._hit_rules: dict[str, tuple[int, ...]] = {}
+        self._hit_req: dict[str, tuple[int, ...]] = {}
+        for lit in all_lits:
+            acc: set[int] = set()
+            req: set[int] = set()
+            for k in range(1, len(lit) + 1):
+                acc |= lit_rules.get(lit[:k], set())
+                req |= req_rules.get(lit[:k], set())
+            self._hit_rules[lit] = tuple(sorted(acc))
+            self._hit_req[lit] = tuple(sorted(req))
+        # Multilingual rules (several languages, one pattern per language): a non-ASCII literal
+        # ("忽略", "игнорир") runs only the patterns whose source contains it verbatim; ASCII
+        # literals, and literals found in no pattern, run them all.
+        self._hit_pats: dict[tuple[str, int], tuple[int, ...] | None] = {}
+        for lit in all_lits:
+            for ri in self._hit_rules[lit]:
+                if (ri < 0 or len(self.rules[ri].compiled) < 2 or len(self.rules[ri].languages) < 2
+                        or lit.isascii()):
+                    continue
+                own = [x for x in self.rules[ri].prefilter if lit.startswith(unleet(x))]
+                pats: set[int] = set()
+                for x in own:
+                    js = _pattern_indices(self.rules[ri], x)
+                    if js is None:
+                        pats = set(range(len(self.rules[ri].compiled)))
+                        break
+                    pats |= js
+                self._hit_pats[(lit, ri)] = tuple(sorted(pats)) if pats else None
+        # Four literal groups, so the hot pass runs on a one-byte-per-character ASCII string:
+        #   A: ASCII literals starting with a letter or digit, word-anchored, on the ASCII view;
+        #   B: other ASCII literals ("<|", "![", "@"), anywhere, on the ASCII view;
+        #   C: other non-ASCII literals ("précédentes", "игнорир"), on the lower-cased text;
+        #   D: CJK and Arabic literals (no spaces between words): overlapping lookahead matches.
+        # The ASCII view is the lower-cased text with every non-ASCII character replaced by "?"
+        # (same length) and leet digits read as letters, so "的AI" and "1gn0re" both hit.
+        cjk_lits = [x for x in all_lits if _CJK.search(x)]
+        rest = [x for x in all_lits if not _CJK.search(x)]
+        a_lits = [x for x in rest if x.isascii() and x[0].isalnum()]
+        b_lits = [x for x in rest if x.isascii() and not x[0].isalnum()]
+        c_lits = [x for x in rest if not x.isascii()]
+        self._pf_a = re.compile(r"\b(?:" + _trie_regex(a_lits) + ")") if a_lits else None
+        self._pf_b = re.compile(_trie_regex(b_lits)) if b_lits else None
+        self._pf_b_first = frozenset(x[0] for x in b_lits)
+        c_word = [x for x in c_lits if x[0].isalnum()]
+        c_other = [x for x in c_lits if not x[0].isalnum()]
+        c_alts = ([r"\b(?:" + _trie_regex(c_word) + ")"] if c_word else []) + \
+                 ([_trie_regex(c_other)] if c_other else [])
+        self._pf_c = re.compile("|".join(c_alts)) if c_alts else None
+        self._pf_cjk = re.compile("(?=(" + _trie_regex(cjk_lits) + "))") if cjk_lits else None
+        self.max_window = max((r.window for r in self.rules), default=300)
+        self._inner = _inner_offsets(all_lits)
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def scan(self, text: str) -> list[Finding]:
+        """All findings in ``text``, offsets into ``text``, sorted by position (context excluded)."""
+        return self._findings(self._scan(text, 0))
+
+    def prefilter_hits(self, text: str) -> bool:
+        """Whether any literal of any rule occurs in ``text``."""
+        _, asc, low = self._views(text)
+        return bool(self._prefilter(asc, low))
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _prefilter(self, asc: str, low: str | None) -> list[tuple[int, int, str]]:
+        """Literal hits ``(start, end, literal)``.
+
+        ``asc`` is the ASCII view (see ``__init__``); ``low`` the lower-cased text when it is not
+        ASCII (None otherwise).
+        """
+        out: list[tuple[int, int, str]] = []
+        if self._pf_a is not None:
+            out = _trie_hits(self._pf_a, asc, self._inner)
+        if self._pf_b is not None and any(c in asc for c in self._pf_b_first):
+            out.extend(_trie_hits(self._pf_b, asc, self._inner))
+        if low is not None:
+            if self._pf_c is not None:
+                out.extend(_trie_hits(self._pf_c, low, self._inner))
+            if self._pf_cjk is not None and _CJK.search(low):
+                out.extend((m.start(1), m.end(1), m.group(1)) for m in self._pf_cjk.finditer(low))
+        return out
+
+    def _views(self, ft: str) -> tuple[str, str, str | None]:
+        """``(lower-cased text, ASCII view, lower-cased text or None when ASCII)``."""
+        low = ft.lower()
+        if low.isascii():
+            return low, unleet(low), None
+        asc = low.encode("ascii", "replace").replace(b"11", b"ll").translate(_LEET_BYTES).decode("ascii")
+        return low, asc, low
+
+    def _match(self, ft: str, *, allow_rot13: bool
+               ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]], list[tuple[int, int]],
+                          list[tuple[int, int, Rule]], set[tuple[int, int, int]]]:
+        """Run the rules over folded text ``ft``.
+
+        Returns ``(matches per rule index, keyword spans, rot13 hit spans, timeouts, leet matches)``,
+        offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
+        """
+        low, asc, low_if_unicode = self._views(ft)
+        leet = any(c in low for c in "013457")
+        leet_rules: set[int] = set()
+        hits: dict[int, list[tuple[int, int, str]]] = {}
+        kw: list[tuple[int, int]] = []
+        rot: list[tuple[int, int]] = []
+        hit_rules = self._hit_rules
+        req: dict[int, list[int]] = {}
+        hit_req = self._hit_req
+        for s, e, lit in self._prefilter(asc, low_if_unicode):
+            kw.append((s, e))
+            if leet and low[s:e] != lit and lit.isascii():
+                # The keyword appears only through leetspeak: its rules also run on the unleeted view.
+                leet_rules.update(hit_rules[lit])
+            for ri in hit_req[lit]:
+                req.setdefault(ri, []).append(s)
+            for ri in hit_rules[lit]:
+                if ri == _ROT13:
+                    if allow_rot13:
+                        rot.append((s, e))
+                    continue
+                lst = hits.get(ri)
+                if lst is None:
+                    hits[ri] = [(s, e, lit)]
+                else:
+                    lst.append((s, e, lit))
+        n = len(ft)
+        for ri in self._always:
+            hits[ri] = [(0, n, "")]
+        out: dict[int, list[tuple[int, int]]] = {}
+        timeouts: list[tuple[int, int, Rule]] = []
+        leet_found: list[tuple[int, int, int]] = []
+        for ri, spans in hits.items():
+            rule = self.rules[ri]
+            rpos: list[int] | None = None
+            if rule.requires:
+                rpos = req.get(ri)
+                if not rpos:
+                    continue
+                rpos.sort()
+            found: list[tuple[int, int]] = []
+            npat = len(rule.compiled)
+            groups: list[tuple[Any, list[tuple[int, int, str]]]]
+            if npat == 1:
+                groups = [(rule.compiled[0], spans)]
+            else:
+                per: dict[int, list[tuple[int, int, str]]] = {}
+                every: list[tuple[int, int, str]] = []
+                for sp in spans:
+                    js = self._hit_pats.get((sp[2], ri))
+                    if js is None:
+                        every.append(sp)
+                    else:
+                        for j in js:
+                            per.setdefault(j, []).append(sp)
+                groups = [(self._combined[ri], every)] if every else []
+                groups += [(rule.compiled[j], per[j]) for j in sorted(per)]
+            with_leet = ri in leet_rules
+            for pat, pspans in groups:
+                for a, b in _windows(pspans, rule.window, n, rpos):
+                    try:
+                        for m in pat.finditer(ft, a, b, timeout=self.timeout):
+                            if m.end() > m.start():
+                                found.append(m.span())
+                        if with_leet:
+                            # The same window with leet digits read as letters ("1gn0re").
+                            view = unleet(ft[a:b])
+                            for m in pat.finditer(view, timeout=self.timeout):
+                                ms, me = m.start() + a, m.end() + a
+                                if me > ms and ft[ms:me] != view[m.start():m.end()]:
+                                    found.append((ms, me))
+                                    leet_found.append((ri, ms, me))
+                    except TimeoutError:
+                        timeouts.append((a, b, rule))
+            if found:
+                out[ri] = _disjoint(found)[:MAX_FINDINGS_PER_RULE]
+        return out, kw, rot, timeouts, set(leet_found)
+
+    def _scan(self, text: str, depth: int) -> list[_Ev]:
+        f = fold(text)
+        ft = f.text
+        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH)
+        span = f.map.span
+        evs: list[_Ev] = []
+        for ri, spans in matches.items():
+            rule = self.rules[ri]
+            for s, e in spans:
+                a, b = span(s, e)
+                if leet and any(li == ri and ls < e and s < le for li, ls, le in leet):
+                    evs.append(_Ev(rule, a, b, rule.weight, note=" (after undoing letter obfuscation)",
+                                   detail="deobfuscated", plain=False))
+                else:
+                    evs.append(_Ev(rule, a, b, rule.weight))
+        for a, b, rule in timeouts:
+            oa, ob = span(a, b)
+            evs.append(_Ev(None, oa, ob, TIMEOUT_WEIGHT, detail=rule.id))
+        if kw and (f.invisibles or f.homoglyphs):
+            self._keyword_evasions(f, kw, evs)
+        if depth == 0:
+            self._deobfuscated(ft, f, evs)
+        if depth < MAX_DEPTH:
+            encoded = [Encoded(a, b, "tags", dec) for a, b, dec in f.tags]
+            tag_rule = self._builtins.get("unicode_tags")
+            if tag_rule is not None:
+                for a, b, dec in f.tags:
+                    # Emoji flag sequences (England, Scotland, Wales) use a few tag letters legitimately.
+                    if len(dec) >= 6 and not (a > 0 and text[a - 1] == "\U0001f3f4"):
+                        evs.append(_Ev(tag_rule, a, b, tag_rule.weight, plain=False))
+            for enc in find_encoded(ft):
+                a, b = span(enc.start, enc.end)
+                encoded.append(Encoded(a, b, enc.kind, enc.decoded))
+            if rot:
+                encoded.extend(self._rot13_windows(ft, f, rot))
+            for enc in encoded:
+                self._decoded(enc, depth, evs)
+        ctx = [e for e in evs if e.rule is not None and e.rule.family == CONTEXT_FAMILY]
+        if ctx:
+            evs = [e for e in evs if e.rule is None or e.rule.family != CONTEXT_FAMILY]
+            _dampen(evs, ctx)
+        quote_rule = self._builtins.get("quoted_example")
+        code_rule = self._builtins.get("code_literal")
+        is_code: bool | None = None
+        for e in evs:
+            if not e.plain or e.rule is None:
+                continue
+            if quote_rule is not None and _in_prose_quotes(text, e.start, e.end):
+                e.weight *= 1.0 - quote_rule.weight
+                e.note += " (weakened: quoted as an example)"
+                e.context.append(quote_rule.id)
+            elif code_rule is not None and _in_string_literal(text, e.start):
+                if is_code is None:
+                    is_code = _CODE_MARKERS.search(text) is not None
+                if is_code:
+                    e.weight *= 1.0 - code_rule.weight
+                    e.note += " (weakened: inside a string literal in source code)"
+                    e.context.append(code_rule.id)
+        return evs
+
+    def explain(self, text: str) -> tuple[list[Finding], set[str]]:
+        """Findings plus the ids of the context rules that weakened any of them (for ``rules check``)."""
+        evs = self._scan(text, 0)
+        ids = {c for e in evs for c in e.context}
+        return self._findings(evs), ids
+
+    def _keyword_evasions(self, f: Folded, kw: list[tuple[int, int]], evs: list[_Ev]) -> None:
+        """Builtins: a prefilter keyword that was split by invisible characters or spelt with lookalikes."""
+        orig_kw = [f.map.span(s, e) for s, e in kw]
+        for name, spans in (("invisible_in_word", f.invisibles), ("homoglyph_word", f.homoglyphs)):
+            rule = self._builtins.get(name)
+            if rule is None:
+                continue
+            for a, b in spans:
+                for ka, kb in orig_kw:
+                    if a <= kb and ka <= b:
+                        evs.append(_Ev(rule, min(a, ka), max(b, kb), rule.weight, plain=False))
+                        break
+
+    def _deobfuscated(self, ft: str, f: Folded, evs: list[_Ev]) -> None:
+        """Rescan windows around letter-padded runs ("i g n o r e") that spell a keyword."""
+        runs = [r for r in spaced_runs(ft) if self.prefilter_hits(r[2])]
+        if not runs:
+            return
+        n, w = len(ft), self.max_window
+        windows: list[list[int]] = []
+        for s, e, _ in runs:
+            a, b = max(0, s - w), min(n, e + w)
+            if windows and a <= windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], b)
+            else:
+                windows.append([a, b])
+        for a, b in windows:
+            edits = [r for r in runs if r[0] >= a and r[1] <= b]
+            dtext, dmap = apply_edits(ft, edits, a, b)
+            matches, _, _, _, _ = self._match(dtext, allow_rot13=False)
+            for ri, spans in matches.items():
+                rule = self.rules[ri]
+                for s, e in spans:
+                    fs, fe = dmap.span(s, e)
+                    # Only matches that use a de-padded run are new evidence.
+                    if not any(r[0] < fe and fs < r[1] for r in edits):
+                        continue
+                    oa, ob = f.map.span(fs, fe)
+                    if any(ev.rule is rule and ev.start < ob and oa < ev.end for ev in evs):
+                        continue
+                    evs.append(_Ev(rule, oa, ob, rule.weight, note=" (after undoing letter obfuscation)",
+                                   detail="deobfuscated", plain=False))
+
+    def _rot13_windows(self, ft: str, f: Folded, rot: list[tuple[int, int]]) -> list[Encoded]:
+        n, w = len(ft), self.max_window
+        out: list[Encoded] = []
+        last = -1
+        for s, e in rot:
+            if s < last:
+                continue
+            a, b = max(0, s - w), min(n, e + w)
+            last = b
+            oa, ob = f.map.span(a, b)
+            out.append(Encoded(oa, ob, "rot13", rot13(ft[a:b])))
+        return out
+
+    def _decoded(self, enc: Encoded, depth: int, evs: list[_Ev]) -> None:
+        sub = [e for e in self._scan(enc.decoded, depth + 1) if e.rule is not None]
+        if not sub:
+            return
+        for e in sub:
+            evs.append(_Ev(e.rule, enc.start, enc.end, e.weight,
+                           note=f" (inside {enc.kind}-encoded text){e.note}", detail=enc.kind, plain=False))
+        rule = self._builtins.get("encoded_instruction")
+        if rule is not None and any(e.rule is not None and e.rule.builtin != "encoded_instruction" for e in sub):
+            evs.append(_Ev(rule, enc.start, enc.end, rule.weight, note=f" ({enc.kind})", detail=enc.kind,
+                           plain=False))
+
+    def _findings(self, evs: list[_Ev]) -> list[Finding]:
+        out: list[Finding] = []
+        seen: set[tuple[str, int, int]] = set()
+        for e in evs:
+            if e.rule is None:
+                key = (TIMEOUT_RULE_ID, e.start, e.end)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append(Finding(TIMEOUT_RULE_ID, "engine", "medium", e.start, e.end,
+                                   "A rule timed out on this text, so the text was not fully checked by it.",
+                                   score=TIMEOUT_WEIGHT, detail=e.detail))
+                continue
+            key = (e.rule.id, e.start, e.end)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Finding(e.rule.id, e.rule.family, e.rule.severity, e.start, e.end,  # type: ignore[arg-type]
+                               e.rule.reason + e.note, score=round(e.weight, 4), detail=e.detail))
+        out.sort(key=lambda x: (x.start, -x.end, x.rule_id))
+        return out
+
+
+def _inner_offsets(lits: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """For literals with a space or punctuation ("in your", "o usuário"): the offsets after it where
+    another literal could start, so a long hit does not hide a shorter one inside it."""
+    lits = list(lits)
+    starts = {x[:n] for x in lits for n in range(1, len(x) + 1)}  # every prefix of every literal
+    out: dict[str, tuple[int, ...]] = {}
+    for lit in lits:
+        if lit.isalnum():
+            continue
+        ks = []
+        for k in range(1, len(lit)):
+            if not lit[k - 1].isalnum() and lit[k].isalnum():
+                rest = lit[k:]
+                if rest[:1] and (rest in starts or any(rest.startswith(x) for x in lits)):
+                    ks.append(k)
+        if ks:
+            out[lit] = tuple(ks)
+    return out
+
+
+def _trie_hits(pf: re.Pattern[str], text: str, inner: dict[str, tuple[int, ...]]
+               ) -> list[tuple[int, int, str]]:
+    """All hits of a trie regex, including literals hidden inside a longer multi-word hit."""
+    out = [(m.start(), m.end(), m.group()) for m in pf.finditer(text)]
+    extra = []
+    match = pf.match
+    for s, _e, lit in out:
+        ks = inner.get(lit)
+        if ks:
+            for k in ks:
+                m = match(text, s + k)
+                if m is not None:
+                    extra.append((m.start(), m.end(), m.group()))
+    if extra:
+        out.extend(extra)
+    return out
+
+
+def _windows(spans: list[tuple[int, int, str]], w: int, n: int, rpos: list[int] | None) -> list[list[int]]:
+    """Merged windows of ``w`` characters around hits; with ``rpos``, only windows containing one."""
+    windows: list[list[int]] = []
+    for s, e, _ in spans:
+        a, b = max(0, s - w), min(n, e + w)
+        if windows and a <= windows[-1][1]:
+            if b > windows[-1][1]:
+                windows[-1][1] = b
+        else:
+            windows.append([a, b])
+    if rpos is not None:
+        kept = []
+        for wd in windows:
+            k = bisect_left(rpos, wd[0])
+            if k < len(rpos) and rpos[k] < wd[1]:
+                kept.append(wd)
+        return kept
+    return windows
+
+
+_UNESCAPE = re.compile(r"\\([^a-zA-Z0-9])")
+_WS_CLASS = re.compile(r"\\s[+*?]?|\\s\{\d*,?\d*\}")
+
+
+def _pattern_indices(rule: Rule, lit: str) -> set[int] | None:
+    """Indices of ``rule``'s patterns whose source contains ``lit`` (None: no pattern names it)."""
+    out = set()
+    for j, src in enumerate(rule.patterns):
+        norm = _UNESCAPE.sub(r"\1", _WS_CLASS.sub(" ", src.lower()))
+        if lit in norm:
+            out.add(j)
+    return out or None
+
+
+def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merge overlapping match spans of one rule (patterns and windows can overlap)."""
+    spans.sort()
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        if out and s < out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _dampen(evs: list[_Ev], ctx: list[_Ev]) -> None:
+    """Weaken visible-text evidence near text that discusses prompt injection."""
+    for e in evs:
+        if not e.plain or e.rule is None:
+            continue
+        strongest = 0.0
+        for c in ctx:
+            if c.start - DAMPEN_RADIUS <= e.end and e.start <= c.end + DAMPEN_RADIUS:
+                strongest = max(strongest, c.weight)
+        if strongest:
+            e.weight *= 1.0 - strongest
+            e.note += " (weakened: the passage discusses prompt injection)"
+            e.context.extend(c.rule.id for c in ctx if c.rule is not None and
+                             c.start - DAMPEN_RADIUS <= e.end and e.start <= c.end + DAMPEN_RADIUS)
+
+
+_LOCK = threading.Lock()
+_SCANNER: Scanner | None = None
+
+
+def get_scanner() -> Scanner:
+    """The process-wide scanner over the shipped packs, built on first use (thread-safe)."""
+    global _SCANNER
+    if _SCANNER is None:
+        with _LOCK:
+            if _SCANNER is None:
+                _SCANNER = Scanner(load_rules())
+    return _SCANNER
+
+
+# Quote pairs for prose quotations (a payload quoted as an example). Straight double quotes that
+# open a JSON value or a code literal are not prose quotes: tool output is full of JSON strings.
+_QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u00bb": "\u00ab",
+           "\u300c": "\u300d", "\u300e": "\u300f", "\u2018": "\u2019", "'": "'", "`": "`",
+           "\u2039": "\u203a", "\u300a": "\u300b"}
+_CLOSERS = frozenset("\u201d\u300d\u300f\u2019\u203a\u300b")
+_QUOTE_SPAN = 400
+
+
+def _in_prose_quotes(text: str, s: int, e: int) -> bool:
+    """Whether ``text[s:e]`` sits inside a short prose quotation (quotes, backticks, <q>)."""
+    lo = max(0, s - _QUOTE_SPAN)
+    head = text[lo:s]
+    low = head.lower()
+    q = low.rfind("<q>")
+    if q >= 0 and low.find("</q>", q) < 0 and "</q>" in text[e:e + _QUOTE_SPAN].lower():
+        return True
+    line_start = head.rfind("\n")
+    for i in range(len(head) - 1, max(line_start, -1), -1):
+        c = head[i]
+        close = _QUOTES.get(c)
+        if close is None:
+            if c in _CLOSERS:
+                return False  # the nearest quote mark closes an earlier quotation
+            continue
+        pos = lo + i
+        escaped = pos > 0 and text[pos - 1] == "\\"
+        if c == "'" and pos > 0 and text[pos - 1].isalnum():
+            continue  # an apostrophe
+        if c in "\"`":
+            before = text[lo + line_start + 1:pos]
+            n = before.count("\\" + c) if escaped else before.count(c) - before.count("\\" + c)
+            if n % 2:
+                return False  # this quote closes an earlier one: the span is not inside quotes
+            if c == '"' and not escaped:
+                j = pos - 1
+                while j >= 0 and text[j] in " \t":
+                    j -= 1
+                if j < 0 or text[j] in ":[,(={\n" and not (text[j] == ":" and j > 0 and text[j - 1].isalpha()):
+                    return False  # a JSON value or code literal, not a quotation
+        tail = text[e:e + _QUOTE_SPAN]
+        nl = tail.find("\n")
+        if nl >= 0:
+            tail = tail[:nl]
+        k = tail.find(("\\" + close) if escaped else close)
+        if k < 0:
+            return False
+        if close == "'" and k + 1 < len(tail) and tail[k + 1].isalnum():
+            return False
+        return True
+    return False
+
+
+# Source code (imports, definitions, tests): evidence inside its string literals is test data or
+# configuration far more often than an instruction to the reader.
+_CODE_MARKERS = regex.compile(
+    r"^[ \t]*(?:import\s+[\w{*]|from\s+[\w.]+\s+import\s|def\s+\w+\s*\(|class\s+\w+[(:]|"
+    r"(?:export\s+)?(?:const|let|var)\s+\w+\s*=|(?:async\s+)?function\s+\w+\s*\(|describe\(|it\(|test\(|"
+    r"assert\s|@pytest|#include\s|package\s+[\w.]+;?$|public\s+(?:static\s+|final\s+)*(?:class|void|\w+)\s)",
+    regex.MULTILINE,
+)
+
+
+def _in_string_literal(text: str, s: int) -> bool:
+    """Whether offset ``s`` is inside a quoted literal on its line (odd number of quotes before it)."""
+    ls = text.rfind("\n", 0, s) + 1
+    before = text[ls:s]
+    for q in ('"', "'", "`"):
+        n = before.count(q) - before.count("\\" + q)
+        if n % 2 == 1:
+            return True
+    return before.lstrip().startswith(('"""', "'''"))

@@ -1,0 +1,531 @@
+"""Folding: a canonical copy of a text for matching, with a map back to the original offsets.
+
+Attackers hide instructions from naive matchers with invisible characters, lookalike letters,
+leetspeak, spaced letters and encodings. Detection runs on a *folded* copy so that these evasions
+cost the attacker, not us, and every match is mapped back to character offsets in the text the
+caller gave us.
+
+Three layers, each cheap when it has nothing to do:
+
+- :func:`fold` (always): NFKC, removal of zero-width/bidi controls and Unicode tag characters (the
+  hidden ASCII they spell is decoded and returned for a separate scan), combining-mark stripping on
+  Latin letters, and homoglyph folding of mixed-script words (Cyrillic/Greek lookalikes inside Latin
+  words; Latin lookalikes inside Cyrillic words). ASCII text skips all of it.
+- :func:`unleet` and :func:`spaced_runs` (on demand): leetspeak digits read as letters (same
+  length, so offsets do not move) and letters padded with spaces or punctuation ("i g n o r e",
+  "i.g.n.o.r.e").
+- :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text.
+
+Offsets are mapped with :class:`OffsetMap`: a list of segments, either copied (linear) or replaced
+(a folded piece standing for an original span), so a 1 MB text with a handful of changes costs a
+handful of segments, not a million-entry array.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+from urllib.parse import unquote_plus
+
+import regex
+
+__all__ = [
+    "Encoded",
+    "Folded",
+    "OffsetMap",
+    "apply_edits",
+    "find_encoded",
+    "fold",
+    "is_texty",
+    "spaced_runs",
+    "unleet",
+]
+
+
+class OffsetMap:
+    """Maps offsets in a folded string back to offsets in the string it was folded from.
+
+    ``start(i)`` maps a start offset (a piece that replaced a longer original span maps to the
+    start of that span); ``end(i)`` maps an end offset (to the end of the span). Both are
+    monotonically non-decreasing over ``0..folded_len`` and stay within ``0..orig_len``.
+    """
+
+    __slots__ = ("_fs", "_os", "_oe", "_copy", "folded_len", "orig_len")
+
+    def __init__(self, folded_len: int, orig_len: int, fs: list[int] | None = None,
+                 os_: list[int] | None = None, oe: list[int] | None = None,
+                 copy: list[bool] | None = None) -> None:
+        self.folded_len = folded_len
+        self.orig_len = orig_len
+        self._fs = fs
+        self._os = os_ or []
+        self._oe = oe or []
+        self._copy = copy or []
+
+    @classmethod
+    def identity(cls, n: int) -> OffsetMap:
+        return cls(n, n)
+
+    @property
+    def is_identity(self) -> bool:
+        return self._fs is None
+
+    def _seg(self, i: int) -> int:
+        assert self._fs is not None
+        return bisect_right(self._fs, i) - 1
+
+    def start(self, i: int) -> int:
+        if self._fs is None:
+            return i
+        if i >= self.folded_len:
+            return self.orig_len
+        k = self._seg(i)
+        if k < 0:
+            return 0
+        if self._copy[k]:
+            return self._os[k] + (i - self._fs[k])
+        return self._os[k]
+
+    def end(self, i: int) -> int:
+        if self._fs is None:
+            return i
+        if i >= self.folded_len:
+            return self.orig_len
+        k = self._seg(i)
+        if k < 0:
+            return 0
+        if self._copy[k]:
+            return self._os[k] + (i - self._fs[k])
+        return self._os[k] if i == self._fs[k] else self._oe[k]
+
+    def span(self, s: int, e: int) -> tuple[int, int]:
+        a = self.start(s)
+        b = self.end(e)
+        return a, max(a, b)
+
+
+class _Builder:
+    """Assembles a folded string from copied and replaced pieces of an original."""
+
+    __slots__ = ("orig", "parts", "fs", "os", "oe", "copy", "flen", "pos")
+
+    def __init__(self, orig: str) -> None:
+        self.orig = orig
+        self.parts: list[str] = []
+        self.fs: list[int] = []
+        self.os: list[int] = []
+        self.oe: list[int] = []
+        self.copy: list[bool] = []
+        self.flen = 0
+        self.pos = 0  # next original offset not yet emitted
+
+    def copy_to(self, b: int) -> None:
+        a = self.pos
+        if b <= a:
+            return
+        if self.copy and self.copy[-1] and self.oe[-1] == a:
+            self.oe[-1] = b
+        else:
+            self.fs.append(self.flen)
+            self.os.append(a)
+            self.oe.append(b)
+            self.copy.append(True)
+        self.parts.append(self.orig[a:b])
+        self.flen += b - a
+        self.pos = b
+
+    def replace(self, a: int, b: int, new: str) -> None:
+        """Replace original ``[a, b)`` (with ``a >= pos``) by ``new`` ("" removes it)."""
+        self.copy_to(a)
+        if new:
+            if len(new) == b - a and self.orig[a:b] == new:
+                self.copy_to(b)
+                return
+            self.fs.append(self.flen)
+            self.os.append(a)
+            self.oe.append(b)
+            self.copy.append(False)
+            self.parts.append(new)
+            self.flen += len(new)
+        self.pos = b
+
+    def finish(self) -> tuple[str, OffsetMap]:
+        self.copy_to(len(self.orig))
+        text = "".join(self.parts)
+        if len(self.fs) == 1 and self.copy[0] and self.os[0] == 0 and len(text) == len(self.orig):
+            return text, OffsetMap.identity(len(text))
+        if not self.fs:
+            return text, OffsetMap(0, len(self.orig), [0], [len(self.orig)], [len(self.orig)], [True])
+        return text, OffsetMap(len(text), len(self.orig), self.fs, self.os, self.oe, self.copy)
+
+
+# --- Unicode folding tables --------------------------------------------------------------------
+
+# Invisible formatting characters removed from the folded copy: zero-width space/joiners, word
+# joiner and invisible operators, BOM, soft hyphen, Mongolian vowel separator, combining grapheme
+# joiner, bidi embeddings/overrides/isolates and marks, Hangul fillers.
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e\u034f"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\u115f\u1160\u3164\uffa0"
+)
+_TAG_LO, _TAG_HI = 0xE0000, 0xE007F
+
+# Lookalikes folded only inside mixed-script words (so Russian or Greek text is left alone).
+_TO_LATIN: dict[str, str] = dict(zip(
+    "аԁеёһіїјӏкмноԛрѕсԝтухуАВЕЁНІЇЈКМНОРЅСТХУԚԜ" "αβεηικνορτυχωΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "adeehiijlkmhoqpscwtyxyABEEHIIJKMHOPSCTXYQW" "abenikvoptuxwABEZHIKMNOPTYX",
+))
+# Latin lookalikes folded to Cyrillic inside words that are mostly Cyrillic.
+_TO_CYRILLIC: dict[str, str] = dict(zip("aceopxyABCEHKMOPTX", "асеорхуАВСЕНКМОРТХ"))
+# Always folded: Latin small capitals and dotted/dotless i (not touched by NFKC).
+_ALWAYS: dict[str, str] = dict(zip(
+    "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢıİ",
+    "abcdefghijklmnoprstuvwyziI",
+))
+
+_SPECIAL = regex.compile(
+    r"[\p{NFKC_QC=N}\p{NFKC_QC=M}\p{Mn}"
+    + "".join(sorted(_INVISIBLE)) + "".join(_ALWAYS)
+    + r"\U000E0000-\U000E007F]+"
+)
+_MIXED_SCRIPT = regex.compile(r"[\p{Cyrillic}\p{Greek}]")
+_MIXED_WORD = regex.compile(
+    r"(?<![\p{L}\p{M}])(?=[\p{L}\p{M}]*(?:[A-Za-z][\p{Cyrillic}\p{Greek}]|[\p{Cyrillic}\p{Greek}][A-Za-z]))"
+    r"[\p{L}\p{M}]+"
+)
+
+
+@lru_cache(maxsize=4096)
+def _nfkc(c: str) -> str:
+    n = unicodedata.normalize("NFKC", c)
+    if any(ch in _ALWAYS for ch in n):
+        n = "".join(_ALWAYS.get(ch, ch) for ch in n)
+    return n
+
+
+@dataclass(slots=True)
+class Folded:
+    """A folded copy of a text.
+
+    Attributes:
+        text: The folded text (same length and content as the original when it is ASCII).
+        map: Offsets in ``text`` -> offsets in the original.
+        tags: ``(start, end, decoded)`` for every run of Unicode tag characters in the original.
+        invisibles: ``(start, end)`` of invisible characters removed from between two letters.
+        homoglyphs: ``(start, end)`` (original offsets) of mixed-script words that were folded.
+    """
+
+    text: str
+    map: OffsetMap
+    tags: list[tuple[int, int, str]] = field(default_factory=list)
+    invisibles: list[tuple[int, int]] = field(default_factory=list)
+    homoglyphs: list[tuple[int, int]] = field(default_factory=list)
+
+
+def fold(text: str) -> Folded:
+    """Fold ``text`` for matching (see the module docstring). ASCII text is returned as is."""
+    if text.isascii():
+        return Folded(text, OffsetMap.identity(len(text)))
+    b = _Builder(text)
+    tags: list[tuple[int, int, str]] = []
+    invisibles: list[tuple[int, int]] = []
+    n = len(text)
+    for m in _SPECIAL.finditer(text):
+        i, stop = m.span()
+        tag_start = -1
+        tag_chars: list[str] = []
+        while i < stop:
+            c = text[i]
+            cp = ord(c)
+            if _TAG_LO <= cp <= _TAG_HI:
+                if tag_start < 0:
+                    tag_start = i
+                if 0x20 <= cp - _TAG_LO <= 0x7E:
+                    tag_chars.append(chr(cp - _TAG_LO))
+                b.replace(i, i + 1, "")
+                i += 1
+                continue
+            if tag_start >= 0:
+                tags.append((tag_start, i, "".join(tag_chars)))
+                tag_start, tag_chars = -1, []
+            if c in _INVISIBLE:
+                j = i
+                while j < stop and text[j] in _INVISIBLE:
+                    j += 1
+                if i > 0 and text[i - 1].isalpha() and j < n and text[j].isalpha():
+                    invisibles.append((i, j))
+                b.replace(i, j, "")
+                i = j
+                continue
+            if unicodedata.combining(c):
+                # A combining mark: compose with the previous folded character when NFKC can,
+                # otherwise drop it after a Latin letter (diacritic/"zalgo" padding).
+                b.copy_to(i)
+                prev = b.parts[-1][-1:] if b.parts else ""
+                if prev:
+                    comp = unicodedata.normalize("NFKC", prev + c)
+                    if len(comp) == 1:
+                        _replace_last_char(b, comp, i + 1)
+                        i += 1
+                        continue
+                    if prev.isascii() and prev.isalpha():
+                        b.replace(i, i + 1, "")
+                        i += 1
+                        continue
+            b.replace(i, i + 1, _nfkc(c))
+            i += 1
+        if tag_start >= 0:
+            tags.append((tag_start, stop, "".join(tag_chars)))
+    folded, omap = b.finish()
+    homoglyphs: list[tuple[int, int]] = []
+    if _MIXED_SCRIPT.search(folded):
+        folded, homoglyphs = _fold_mixed_words(folded, omap)
+    return Folded(folded, omap, tags, invisibles, homoglyphs)
+
+
+def _replace_last_char(b: _Builder, comp: str, new_pos: int) -> None:
+    """Replace the last emitted folded character by ``comp``, extending it to ``new_pos``."""
+    last = b.parts[-1]
+    if b.copy[-1]:
+        # Split the copied segment: its last character becomes a replaced one-char segment.
+        orig_last = b.oe[-1] - 1
+        if len(last) == 1:
+            b.parts.pop()
+            b.fs.pop(); b.os.pop(); b.oe.pop(); b.copy.pop()
+        else:
+            b.parts[-1] = last[:-1]
+            b.oe[-1] -= 1
+        b.flen -= 1
+        b.pos = orig_last
+        b.replace(orig_last, new_pos, comp)
+    else:
+        b.parts[-1] = last[:-1] + comp
+        b.oe[-1] = new_pos
+        b.pos = new_pos
+
+
+def _fold_mixed_words(folded: str, omap: OffsetMap) -> tuple[str, list[tuple[int, int]]]:
+    chars: list[str] | None = None
+    spans: list[tuple[int, int]] = []
+    for m in _MIXED_WORD.finditer(folded):
+        word = m.group()
+        latin = sum(1 for ch in word if ch.isascii())
+        table = _TO_LATIN if latin * 2 >= len(word) else _TO_CYRILLIC
+        new = "".join(table.get(ch, ch) for ch in word)
+        if new != word:
+            if chars is None:
+                chars = list(folded)
+            s = m.start()
+            chars[s:m.end()] = new
+            spans.append(omap.span(s, m.end()))
+    return ("".join(chars) if chars is not None else folded), spans
+
+
+# --- Deobfuscation: leetspeak and letter padding -----------------------------------------------
+
+_HEXCHARS = frozenset("0123456789abcdefABCDEF")
+
+# Leetspeak is undone by a same-length translation (so offsets do not move): the scanner runs its
+# prefilter on the translated text and rescans only where a keyword appeared through it.
+LEET_TABLE = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"})
+
+
+def unleet(text: str) -> str:
+    """``text`` with leet digits read as letters ("11" as "ll"); same length, same offsets."""
+    return text.replace("11", "ll").translate(LEET_TABLE)
+
+
+# Letter padding ("i g n o r e", "i.g.n.o.r.e"): a same-length shape string makes the gate a
+# substring test; the regex runs only around its hits.
+_SHAPE = str.maketrans({**{c: "a" for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+                        **{c: " " for c in " .-_*|/~+:,'"}})
+_SHAPE_BYTES = bytes.maketrans(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .-_*|/~+:,'",
+    b"a" * 52 + b" " * 12)
+_SPACED = re.compile(
+    r"(?<![^\W\d_])[^\W\d_](?P<sep>[ .\-_*|/~+:,'])[^\W\d_](?:(?P=sep)[^\W\d_]){2,}(?![^\W\d_])")
+
+
+def spaced_runs(text: str) -> list[tuple[int, int, str]]:
+    """Runs of four or more single letters joined by one repeated separator, with the letters joined."""
+    if text.isascii():
+        shape = text.translate(_SHAPE)
+        i = shape.find("a a a a")
+    else:
+        # bytes.translate is fast; "replace" keeps one byte per character, so offsets still agree.
+        i = text.encode("ascii", "replace").translate(_SHAPE_BYTES).find(b"a a a a")
+    if i < 0:
+        return []
+    shape_find = (text.translate(_SHAPE).find if text.isascii()
+                  else text.encode("ascii", "replace").translate(_SHAPE_BYTES).decode("ascii").find)
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    while i >= 0:
+        end = i + 7
+        for m in _SPACED.finditer(text, max(pos, i - 1), min(len(text), i + 400)):
+            out.append((m.start(), m.end(), m.group().replace(m.group("sep"), "")))
+            end = max(end, m.end())
+        pos = end
+        i = shape_find("a a a a", end)
+    return out
+
+
+def apply_edits(text: str, edits: list[tuple[int, int, str]], start: int = 0,
+                end: int | None = None) -> tuple[str, OffsetMap]:
+    """``text[start:end]`` with sorted, non-overlapping ``edits`` applied; offsets map into ``text``."""
+    end = len(text) if end is None else end
+    b = _Builder(text)
+    b.pos = start
+    for s, e, new in edits:
+        if s < start or e > end:
+            continue
+        b.replace(s, e, new)
+    b.copy_to(end)
+    folded = "".join(b.parts)
+    fs = b.fs or [0]
+    return folded, OffsetMap(len(folded), end, fs, b.os or [start], b.oe or [end], b.copy or [True])
+
+
+# --- Encoded payloads --------------------------------------------------------------------------
+
+@dataclass(slots=True, frozen=True)
+class Encoded:
+    """A run of encoded text whose decoded form is text worth scanning."""
+
+    start: int
+    end: int
+    kind: str  # "base64", "hex", "url", "rot13", "tags"
+    decoded: str
+
+
+# Each kind has its own stdlib ``re`` pattern (linear, no nested quantifiers) and a cheap gate.
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+_URL_RUN = re.compile(r"(?<![^\s\"'<>(\[=])(?:[^\s%\"'<>]*%[0-9A-Fa-f]{2}){3,}[^\s%\"'<>]*")
+_B64_STRIP = str.maketrans("", "", "\r\n")
+_B64_URLSAFE = str.maketrans("-_", "+/")
+MAX_DECODE_CHARS = 1 << 20  # per run
+
+
+def is_texty(s: str) -> bool:
+    """Whether decoded bytes look like natural-language text rather than binary or noise."""
+    if not s:
+        return False
+    sample = s[:2048]
+    bad = sum(1 for ch in sample if not (ch.isprintable() or ch in "\n\r\t"))
+    if bad > len(sample) // 50:
+        return False
+    letters = sum(1 for ch in sample if ch.isalpha())
+    return (letters * 2 >= len(sample) and " " in sample) or (letters * 10 >= len(sample) * 9 and len(sample) >= 8)
+
+
+def _decode_b64(run: str) -> str | None:
+    s = run.translate(_B64_STRIP).rstrip("=")
+    if len(s) % 4 == 1:
+        s = s[:-1]
+    if "-" in s or "_" in s:
+        s = s.translate(_B64_URLSAFE)
+    s += "=" * (-len(s) % 4)
+    try:
+        raw = binascii.a2b_base64(s[:MAX_DECODE_CHARS])
+        return raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _decode_hex(run: str) -> str | None:
+    s = run.replace("\\x", "").replace("\\X", "").replace(" ", "").replace(":", "")
+    try:
+        return bytes.fromhex(s[:MAX_DECODE_CHARS]).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
+_B64_NESTED = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}|(?:[0-9A-Fa-f]{2}){16,}")
+_B64_IN_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_HEX_ESC_RUN = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,}")
+
+
+def _long_tokens(text: str) -> list[tuple[int, int]]:
+    """Offsets of whitespace-separated tokens of 24+ characters (the only places base64 can be)."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for tok in text.split():
+        if len(tok) >= 24:
+            i = text.find(tok, pos)
+            out.append((i, i + len(tok)))
+            pos = i + len(tok)
+    return out
+
+
+def _decode_run(run: str) -> tuple[str | None, str]:
+    if len(run) % 2 == 0 and all(ch in _HEXCHARS for ch in run):
+        return _decode_hex(run), "hex"
+    return _decode_b64(run), "base64"
+
+
+def find_encoded(text: str) -> list[Encoded]:
+    """Encoded runs in ``text`` (base64, hex, URL-encoding) whose decoded form is text.
+
+    Cheap gates keep this off the hot path: base64/hex runs can only live in long whitespace-free
+    tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x.
+    """
+    out: list[Encoded] = []
+    spans: list[tuple[int, int]] = []
+    for a, b in _long_tokens(text):
+        for m in _B64_IN_TOKEN.finditer(text, a, b):
+            spans.append(m.span())
+    # MIME-style base64 wraps over lines: join runs separated only by a line break.
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and 0 < a - merged[-1][1] <= 2 and text[merged[-1][1]:a].strip() == "":
+            merged[-1][1] = b
+        else:
+            merged.append([a, b])
+    for a, b in merged:
+        run = text[a:b]
+        if run.isalpha() and (run.islower() or run.isupper()):
+            continue  # a long single-case word is not base64 worth decoding
+        dec, kind = _decode_run(run)
+        if dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip())):
+            out.append(Encoded(a, b, kind, dec))  # text, or another encoded layer to unwrap
+    if "\\x" in text:
+        for m in _HEX_ESC_RUN.finditer(text):
+            dec = _decode_hex(m.group())
+            if dec is not None and is_texty(dec):
+                out.append(Encoded(m.start(), m.end(), "hex", dec))
+    pct = [m.start() for m in _PCT.finditer(text)] if "%" in text else []
+    if len(pct) >= 3:
+        windows: list[list[int]] = []
+        for p in pct:
+            if windows and p - windows[-1][1] <= 200:
+                windows[-1][1] = p
+            else:
+                windows.append([p, p])
+        for a, b in windows:
+            a = max(0, a - 300)
+            b = min(len(text), b + 300)
+            for m in _URL_RUN.finditer(text, a, b):
+                if m.group().count("%") < 3:
+                    continue
+                try:
+                    dec = unquote_plus(m.group()[:MAX_DECODE_CHARS], errors="strict")
+                except UnicodeDecodeError:
+                    continue
+                if is_texty(dec):
+                    out.append(Encoded(m.start(), m.end(), "url", dec))
+    return out
+
+
+_ROT13 = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM",
+)
+
+
+def rot13(s: str) -> str:
+    return s.translate(_ROT13)

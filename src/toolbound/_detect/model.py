@@ -1,0 +1,1101 @@
+"""The passage model: a small logistic regression over hashed n-grams and cue features.
+
+An injection in a tool output is usually one passage inside ordinary content, so the model scores
+*passages* (a sentence, a line, a JSON field around a cue) and then combines the best passage
+scores with the document's rule evidence into one document score.
+
+Pipeline for one text (:meth:`Model.score`):
+
+1. **Candidates.** One pass of a compiled cue-word regex (AI-addressing words, second-person
+   pronouns, override/priority markers, secrecy, conditionals, action verbs, conversation-structure
+   tokens, in the 11 corpus languages; a separate one for CJK) over the lower-cased text. A strong
+   cue, an imperative action verb, two weaker cues of different kinds close together, or a rule
+   finding of the engine (which already undid evasions) opens a passage: up to the nearest
+   line/sentence/field boundary, at most :data:`MAX_SIDE` characters either side. Text with no cue
+   and no finding costs that one pass and nothing else.
+2. **Passage features.** The passage is folded like the engine folds text (lookalikes, invisible
+   characters, NFKC) and lower-cased, then tokenised: words, single CJK characters, punctuation
+   runs. Hashed features (:data:`HASH_BITS` bits): word unigrams, character 3-5-grams inside each
+   word, token bigrams (and a passage-start bigram, which captures imperatives), token trigrams of
+   CJK characters, and the document's context words (discussion / test-spec vocabulary, coarse
+   document kind) shared by all its passages. Dense features: cue classes, their conjunctions (AI +
+   action, action + target, override + action, ...), targets (URL, e-mail address, path, tool
+   name, account), register shift (the passage says "you" and the rest of the document does not),
+   quoting, discussion words nearby, and the engine's rule hits by family inside the passage.
+3. **Document score.** A small logistic regression over the best two passage logits, the number
+   of positive passages and the document's discussion / test-spec word counts. Its bias is shifted
+   so that the threshold chosen on the dev split maps to 0.5; a rule score at or above the dev-chosen
+   *rule floor* flags the text on its own (``model.json``: ``doc.rule_floor``).
+
+Inference is pure Python and needs only the standard library: the hashed weights are float32 in
+``model.bin`` (read with :mod:`array`), everything else is in ``model.json``. Features of a token
+depend on the token alone, so each token's weight sum is computed once per process and cached.
+
+Training (``python -m toolbound._detect.train``) uses the very same extraction functions
+(:func:`passage_tokens`, :func:`token_ids`, :func:`ngram_ids`, :func:`dense_features`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+import threading
+import zlib
+from bisect import bisect_left, bisect_right
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolbound._types import Finding
+
+__all__ = [
+    "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages", "extract",
+    "dense_features", "doc_features", "get_model", "model_scorer", "ngram_ids", "passage_tokens", "token_ids",
+    "weights_present",
+]
+
+FEATURE_VERSION = 1
+HASH_BITS = 18
+HASH_SIZE = 1 << HASH_BITS
+MASK32 = 0xFFFFFFFF
+MAX_SIDE = 240        # characters kept either side of a cue when a passage has no nearer boundary
+MAX_TOKENS = 96       # tokens per passage (the rest is ignored)
+MAX_TOKEN_LEN = 40    # longer tokens (base64 blobs, hashes) become one "long token" feature
+CHAR_NGRAMS = (3, 4, 5)
+TOKEN_CACHE_LIMIT = 200_000
+SHORT_TEXT = 64           # texts up to this length (without rule findings: labels, names, statuses) have their score cached
+SHORT_CACHE_LIMIT = 8192
+NO_PASSAGE_LOGIT = -8.0
+
+MODEL_DIR = Path(__file__).resolve().parent
+WEIGHTS_FILE = "model.bin"
+META_FILE = "model.json"
+
+# -------------------------------------------------------------------------------------------------
+# Cue lexicon. Lower-case. A literal ending in "*" is a stem (word start anchored only); other
+# Latin/Cyrillic literals are whole words; literals in scripts written without spaces between words
+# (CJK, kana) or with attached particles (Hangul, Arabic) match anywhere.
+# -------------------------------------------------------------------------------------------------
+
+CUES: dict[str, tuple[str, ...]] = {
+    "ai": (
+        "ai", "a.i.", "assistant*", "agent*", "model", "models", "llm*", "chatbot*", "bot", "bots", "gpt*",
+        "chatgpt", "claude", "gemini", "copilot", "language model*", "system prompt*", "prompt", "prompts",
+        "automated", "summarizer", "summariser", "crawler*", "scraper*", "tool", "tools", "reviewer*",
+        "copilot*", "chatbots",
+        "user", "user's", "users", "程序", "工具", "助理", "智能", "系统", "ツール", "プログラム", "도구", "프로그램",
+        "ferramenta*", "herramienta*", "outil*", "werkzeug*", "strumento", "инструмент*", "الذكاء", "ذكاء",
+        "الاصطناعي", "للذكاء", "بالذكاء", "пользовател*", "utilisateur*", "usuario*", "usuário*", "utente",
+        "benutzer*", "nutzer*", "用户", "ユーザー", "사용자",
+        "助手", "人工智能", "模型", "智能体", "机器人", "大模型", "代理", "ai助手",
+        "アシスタント", "エージェント", "モデル", "人工知能", "ボット", "言語モデル",
+        "어시스턴트", "에이전트", "모델", "인공지능", "챗봇", "비서",
+        "asistente*", "agente*", "modelo*", "ia", "inteligencia artificial",
+        "modèle*", "intelligence artificielle", "assistent*", "modell*", "ki", "sprachmodell*",
+        "ассистент*", "агент*", "модель*", "ии", "нейросет*", "бот", "помощник*",
+        "assistente*", "modello*", "intelligenza artificiale",
+        "المساعد", "مساعد", "الذكاء الاصطناعي", "النموذج", "الوكيل", "روبوت",
+    ),
+    "you": (
+        "you", "your", "yours", "yourself", "you're", "you'll", "you've",
+        "你", "您", "あなた", "君", "당신", "너는", "네가", "너의",
+        "tú", "tu", "tus", "usted", "ustedes", "te", "vosotros",
+        "vous", "ton", "ta", "tes", "votre", "vos", "toi",
+        "dein*", "dich", "dir", "euch",
+        "ты", "вы", "тебя", "вас", "твой", "твоя", "твои", "ваш", "ваша", "ваши", "тебе", "вам",
+        "você", "vocês", "teu", "tua", "tuo", "tuoi", "voi", "ti",
+        "أنت", "أنتم", "عليك", "إليك",
+    ),
+    "override": (
+        "ignor*", "disregard*", "forget*", "override*", "overrid*", "instead", "supersed*", "previous", "prior",
+        "above", "from now on", "new instruction*", "instruction*", "important", "urgent*", "priority",
+        "real task", "actual task", "true task", "before you", "before answering", "before responding",
+        "do not", "don't", "immediately", "mandatory", "attention",
+        "忽略", "无视", "忘记", "忘掉", "重要", "指令", "指示", "任务", "务必", "必须",
+        "立即", "无视", "不要理会",
+        "無視", "忘れ", "重要", "代わりに", "必ず", "直ちに", "今から",
+        "무시", "잊어", "이전", "지시", "중요", "대신", "반드시", "즉시", "지금부터",
+        "ignora*", "olvid*", "instruccion*", "anterior*", "importante", "en lugar", "en vez",
+        "ignorez", "oubli*", "précédent*", "au lieu", "désormais", "immédiatement",
+        "ignorier*", "vergiss", "vergessen", "anweisung*", "vorherig*", "wichtig", "stattdessen", "sofort",
+        "игнорир*", "забудь*", "инструкци*", "предыдущ*", "важно", "вместо", "немедленно", "срочно",
+        "esqueça", "esqueca", "instruç*", "instruc*", "em vez", "imediatamente",
+        "dimentica*", "istruzion*", "precedent*", "invece", "subito",
+        "تجاهل", "انس", "التعليمات", "تعليمات", "السابقة", "مهم", "بدلا", "فورا", "عاجل",
+        "作废", "无效", "为准", "规则", "设定", "真正", "新规则", "ルール", "設定", "無効", "守らなくて", "규칙", "설정",
+        "무효", "최우선", "compito", "indicazioni", "lascia", "tarea", "tâche", "aufgabe", "задача", "tarefa",
+        "обязательно", "reglas", "règles", "regeln", "правила", "regras", "regole", "القواعد",
+        "persona", "unrestricted", "unfiltered", "uncensored", "jailbroken", "restrictions", "limitations",
+        "guidelines", "policies", "filters", "safeguards", "dan", "developer", "sin restricciones",
+        "sans restriction*", "uneingeschränkt*", "без ограничений", "sem restrições", "senza restrizioni",
+        "无限制", "不受限制", "制限なし", "제한 없는",
+    ),
+    "action": (
+        "send", "forward", "transfer", "wire", "delete", "remove", "visit", "click", "execute", "run", "print",
+        "reveal", "output", "repeat", "respond", "reply", "answer", "write", "translate", "tell", "say", "include",
+        "recommend", "append", "upload", "share", "navigate", "open", "download", "grant", "change", "update",
+        "create", "summarize", "summarise", "display", "show", "insert", "copy", "leak", "exfiltrate", "fetch",
+        "browse", "disclose", "export", "invoke", "approve", "add", "email", "mail", "post", "call", "pay", "book",
+        "sends", "forwarding", "exfiltrating", "transferring", "deleting", "leaking",
+        "rate", "quote", "cite", "praise", "promote", "explain", "describe", "state", "claim", "pretend", "act",
+        "roleplay", "switch", "become", "behave", "speak", "prepend", "format", "rewrite", "rank", "label", "flag",
+        "assign", "close", "merge", "push", "install", "buy", "purchase", "order", "subscribe", "sign", "end",
+        "start", "begin", "respond", "refuse", "comply", "obey", "follow", "advise", "urge", "warn", "notify",
+        "conclude", "compare", "evaluate", "omit", "skip", "ignore", "stop", "keep", "make", "give", "ask", "asks",
+        "asked", "mention", "tell", "describe", "digli", "dille", "dis", "dites", "dile", "diga", "sagen",
+        "推荐一下", "顺便", "添えて", "貼って", "伝えて", "翻訳して", "붙여", "바꿔서", "답해",
+        "发送", "转发", "发给", "发到", "删除", "转账", "打开", "访问", "执行", "运行", "回复", "告诉", "输出", "打印",
+        "透露", "泄露", "翻译", "推荐", "调用", "点击", "提供", "写", "上传", "汇款", "授权",
+        "送信", "転送", "送って", "削除", "振込", "振り込", "実行", "出力", "教えて", "返信", "翻訳", "表示", "開いて",
+        "アクセス", "共有", "書いて", "呼び出",
+        "보내", "전송", "전달", "삭제", "이체", "실행", "출력", "알려", "답변", "번역", "추천", "방문", "호출", "공유",
+        "envía", "envia*", "reenví*", "reenvia*", "transfiere", "elimina*", "borra*", "ejecuta*", "responde*",
+        "escribe", "traduce", "revela*", "visita*", "muestra", "incluye",
+        "envoie*", "envoyez", "transfère*", "transférez", "supprime*", "exécute*", "réponds", "répondez",
+        "écris", "écrivez", "traduis", "traduisez", "révèle*", "affiche*", "inclu*",
+        "sende*", "schick*", "leite*", "weiterleit*", "überweis*", "lösch*", "führe", "ausführ*", "antworte*",
+        "schreib*", "übersetz*", "verrate*", "besuche*", "zeige*", "gib", "übertrag*", "übermittl*", "lade",
+        "rufe", "öffne", "kopiere", "hänge", "füge",
+        "отправ*", "перешли*", "пересл*", "переведи*", "удали*", "выполни*", "ответь*", "напиши*", "покажи*",
+        "раскрой*", "сообщи*", "посети*", "перечисли*",
+        "envie*", "encaminh*", "transfira", "exclua", "apague", "execute", "responda", "escreva", "traduza",
+        "revele", "visite", "mostre",
+        "invia*", "inoltra*", "trasferisci", "cancella*", "esegui*", "rispondi", "scrivi", "traduci", "rivela*",
+        "mostra*",
+        "أرسل", "ارسل", "حول", "احذف", "نفذ", "اكتب", "ترجم", "اكشف", "أخبر", "اخبر", "قم ب",
+        "标记", "提交", "转给", "使用", "支付", "告知", "通知", "回答", "言って", "答え", "伝えて", "送金", "出力して",
+        "출력", "언급", "menciona", "añade", "agrega", "indica", "usa", "utiliza", "llama", "abre", "copia", "marca",
+        "confirma", "recopie", "copie", "indique", "ajoute", "utilise", "appelle", "ouvre", "confirme", "marque",
+        "rispondere", "usa", "marque", "faça", "utilize", "use", "attach", "mark", "confirm", "set", "use", "put",
+        "sag", "nutze", "verwende", "markiere", "bestätige", "используй", "отметь", "подтверди", "позвони*",
+        "استخدم", "أكد", "اذكر",
+    ),
+    "secrecy": (
+        "secret*", "confidential*", "between us", "without telling", "silently", "quietly", "do not mention",
+        "don't mention", "do not tell", "don't tell", "never mention", "never tell", "hidden", "hide",
+        "not visible", "do not reveal", "without mentioning",
+        "不要告诉", "不要提及", "保密", "秘密", "悄悄", "不要让用户", "別告诉", "不要透露",
+        "伝えないで", "言わないで", "秘密", "内緒", "こっそり", "말하지 마", "알리지 마", "비밀", "몰래",
+        "secreto*", "no menciones", "no le digas", "sin decir", "ne mentionne*", "ne dis pas", "sans le dire",
+        "geheim*", "nicht erwähnen", "erwähne nicht", "sag nicht", "не говори", "не упоминай", "секрет*",
+        "тайн*", "não mencione", "não diga", "segredo", "non menzionare", "non dire", "segreto",
+        "لا تخبر", "لا تذكر", "سرا", "سري",
+    ),
+    "cond": (
+        "if you are", "if you're", "when you", "whenever", "if the user", "when the user", "if asked",
+        "when summarizing", "when summarising", "if you read", "anyone reading", "whoever reads",
+        "如果你", "如果您", "当你", "当用户", "もしあなた", "만약", "si eres", "si usted", "si vous", "si tu es",
+        "wenn du", "falls du", "если ты", "если вы", "se você", "se sei", "إذا كنت",
+        "whoever", "whoever's", "reading", "summarizing", "summarising", "processing", "parsing", "crawling",
+        "indexing", "lesende*", "liest", "lisant", "lit", "leyendo", "lendo", "leggendo", "читающ*",
+        "summary", "summaries", "résumé", "resumen", "resumo", "riassunto", "zusammenfassung", "пересказ*",
+        "резюме", "synthétiser", "synthèse", "resumir", "riassumere", "zusammenfassen", "يلخص", "يلخّص", "ملخص",
+        "总结", "摘要", "概括", "处理此", "要約", "요약", "처리하는",
+    ),
+    "discuss": (
+        "prompt injection*", "injection*", "jailbreak*", "attack*", "attacker*", "payload*", "red team*",
+        "red-team*", "vulnerab*", "researcher*", "paper", "e.g.", "exploit*", "malicious",
+        "adversar*", "cve", "security", "phishing", "quoted", "detector*", "classifier*",
+        "注入", "攻击", "漏洞", "越狱", "研究", "例如", "示例", "安全", "インジェクション", "攻撃", "脆弱性",
+        "例えば", "セキュリティ", "인젝션", "공격", "취약점", "예시", "보안", "inyección", "ataque*", "ejemplo*",
+        "seguridad", "attaque*", "vulnérab*", "exemple*", "sécurité", "injektion*", "angriff*",
+        "schwachstelle*", "beispiel*", "sicherheit*", "инъекц*", "атак*", "уязвим*", "пример*",
+        "безопасност*", "injeção", "exemplo*", "segurança", "iniezion*", "attacc*", "esempio*", "sicurezza",
+        "حقن", "هجوم", "ثغرة", "مثال", "الأمن",
+    ),
+}
+ADDRESS_FAMILIES = frozenset({"addressed_to_ai", "override", "authority", "template_spoof",
+                              "conditional_trigger", "jailbreak_persona", "hidden_carrier"})
+ACTION_FAMILIES = frozenset({"exfiltration", "tool_coercion", "secrecy", "prompt_extraction", "task_hijack"})
+RULE_FAMILIES: tuple[str, ...] = (
+    "override", "addressed_to_ai", "authority", "template_spoof", "tool_coercion", "exfiltration",
+    "secrecy", "prompt_extraction", "jailbreak_persona", "conditional_trigger", "hidden_carrier",
+    "task_hijack",
+)
+_NOSPACE_RE = re.compile("[\u0600-\u06ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+                         "\uac00-\ud7af\uf900-\ufaff]")
+
+AUX_CUES: dict[str, tuple[str, ...]] = {
+    "neg": (
+        "not", "don't", "dont", "never", "no", "without", "nothing", "nicht", "kein*", "nie", "niemals", "ohne",
+        "pas", "jamais", "sans", "nunca", "sin", "não", "nao", "sem", "non", "mai", "senza", "не", "никогда",
+        "без", "لا", "دون", "절대", "않", "말고", "不要", "别", "勿", "不得", "禁止", "ないで", "しないで", "決して",
+    ),
+    "ifw": (
+        "if", "when", "whenever", "unless", "once", "si", "cuando", "lorsque", "quand", "wenn", "falls", "sobald",
+        "если", "когда", "se", "quando", "caso", "إذا", "عندما", "만약", "경우", "如果", "若", "もし", "場合",
+    ),
+    "tell": (
+        "tell*", "mention*", "inform*", "notify*", "disclos*", "say", "let", "alert*", "warn*", "erwähn*",
+        "sag", "sagen", "dis", "dites", "mentionne*", "digas", "menciones", "diga", "mencione", "dire",
+        "menzionare", "говори*", "сообщай*", "упоминай*", "تخبر", "تذكر", "말하지", "알리지", "告诉", "提及", "提到",
+        "言わ", "伝え",
+    ),
+    "meta": (
+        "test", "tests", "testcase*", "expected", "expect", "scenario*", "should", "spec", "specification*",
+        "requirement*", "behavior*", "behaviour*", "guardrail*", "refuse*", "decline*", "rejects", "reject",
+        "politely", "fixture*", "assert*", "eval*", "benchmark*", "测试", "用例", "预期", "拒绝", "规范", "テスト", "期待",
+        "拒否", "仕様", "테스트", "예상", "거절", "거부", "prueba*", "esperado*", "rechaza*", "attendu*", "refuse",
+        "erwartet*", "lehnt", "ablehn*", "тест*", "ожида*", "отказ*", "teste*", "recusa*", "atteso", "rifiuta*",
+        "اختبار", "متوقع", "يرفض",
+    ),
+    "acct": (
+        "account*", "iban", "wallet*", "routing", "swift", "bic", "password*", "passwd", "credential*", "token*",
+        "api_key", "apikey", "secret_key", "ssn", "cvv", "pin", "seed", "mnemonic", "private", "cookie*",
+        "账户", "账号", "密码", "口座", "パスワード", "계좌", "비밀번호", "cuenta*", "contraseña*", "compte*",
+        "konto*", "passwort*", "счет*", "счёт*", "пароль*", "conta", "senha*", "conto", "حساب", "كلمة",
+    ),
+}
+CATEGORIES: tuple[str, ...] = ("ai", "you", "override", "action", "secrecy", "cond", "struct", "discuss",
+                               "neg", "ifw", "tell", "acct", "trigger", "noun", "meta")
+BIT = {c: 1 << i for i, c in enumerate(CATEGORIES)}
+AI, YOU, OVR, ACT, SEC, COND, STRUCT, DISC, NEG, IFW, TELL, ACCT, TRIG, NOUN, META = (BIT[c] for c in CATEGORIES)
+STRONG = AI | OVR | SEC | COND | STRUCT
+# Cue words that are too common in ordinary documents to open a passage on their own (they still
+# count as features inside a passage opened by something else).
+NOT_TRIGGER = frozenset({
+    "model", "models", "prompt", "prompts", "bot", "bots", "agency", "agenda", "tool", "tools",
+    "important", "priority", "urgent", "urgently", "attention", "mandatory", "confidential", "confidentiality",
+    "hidden", "hide", "secret", "secrets", "secretary", "secretariat", "above", "prior", "previous", "previously",
+    "immediately", "instead", "whenever", "modelo", "modelos", "modèle",
+    "modèles", "modell", "modelle", "modello", "modelli", "модель", "модели", "agente", "agentes", "agenti",
+    "агент", "importante", "wichtig", "важно", "mandatorio", "segreto", "secreto", "geheim", "instruction",
+    "instructions", "override", "overrides", "overridden", "ignored", "forgotten", "forgot", "anterior",
+    "anteriores", "precedente", "precedenti", "précédent", "précédente", "vorherige", "предыдущий",
+    "automatisch", "automatic", "restrictions", "limitations", "guidelines", "policies", "filters", "safeguards",
+    "developer", "user", "user's", "users", "utilisateur", "utilisateurs", "usuario", "usuarios", "usuário",
+    "utente", "benutzer", "nutzer",
+})
+# Words of the "action" list that are mostly nouns in data (e-mail headers, JSON keys): they open a
+# passage only as an imperative at its start.
+ACTION_NOUNS = frozenset({"email", "mail", "post", "book", "pay", "order", "label", "flag", "state", "format",
+                          "rank", "close", "end", "act", "start", "sign", "switch", "push", "merge", "rate"})
+# Tokens of conversation structure (punctuation runs and words seen in chat templates).
+STRUCT_TOKENS = frozenset({"<|", "|>", "<<", ">>", "[/", "</", "###", "inst", "im_start", "im_end", "endoftext",
+                           "sys", "<|>", "|><|", "[[", "]]", "-->", "<!--", "|>\\", "\\n<|"})
+# Literals checked in the whole document (C-speed ``in``) to open a passage on conversation structure.
+STRUCT_LITERALS: tuple[str, ...] = ("<|", "|>", "[inst]", "[/inst]", "<<sys>>", "\nsystem:", "\nassistant:",
+                                    "\nuser:", "\nhuman:", "### system", "### instruction", "<system",
+                                    "</system", "</tool", "\"role\": \"system\"", "'role': 'system'",
+                                    "end of document", "end of context", "[system")
+
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RE = re.compile(f"[{_CJK_CHARS}]")
+_TOKEN_RE = re.compile(f"[{_CJK_CHARS}]|[^\\W_{_CJK_CHARS}]+|[^\\w\\s]+")
+_ASCII_TOKEN_RE = re.compile(r"[a-z0-9]+|[^\w\s]+")  # the same tokens on lower-cased ASCII text
+_DIGITS = str.maketrans("123456789", "000000000")
+_STRIP = "'\"«»“”„‘’¿¡()[]{}<>.,;:!?、，。！？：；…—–-*·/\\|"
+
+_EMAIL_RE = re.compile(r"[\w.+-]@[\w-]+\.\w")
+_PATH_RE = re.compile(r"(?:^|[\s'\"(`])(?:~/|/etc/|/home/|/var/|/tmp/|/root|\.ssh|\.env\b|[a-z]:\\)|\.\./")
+_TOOL_RE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z_][a-z0-9_]*\(")
+_CAPS_RE = re.compile(r"[A-Z]{4}")
+# Passage boundaries: line breaks (also escaped ones inside JSON strings), sentence ends, JSON/dict
+# field separators, HTML comment delimiters, markdown table cells (" | ", so that template tokens
+# such as <|im_start|> stay whole). _REV_SEP_RE is the same set, reversed.
+_SEP_RE = re.compile(r"\n|\\n|[.!?;]\s|[。！？；]|', '|\", \"|': '|\": \"|<!--|-->| \| ")
+_REV_SEP_RE = re.compile(r"\n|n\\|\s[.!?;]|[。！？；]|' ,'|\" ,\"|' :'|\" :\"|--!<|>--| \| ")
+
+
+def _trie(words: Any) -> str:
+    """A regex alternation shaped like a trie (fast for literals: one branch per step)."""
+    trie: dict[str, dict] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+def _build_lexicon() -> tuple[dict[str, int], dict[str, int], dict[str, int], re.Pattern[str]]:
+    exact: dict[str, int] = {}
+    stems: dict[str, int] = {}
+    cjk: dict[str, int] = {}
+    for table in (CUES, AUX_CUES):
+        for cat, lits in table.items():
+            bit = BIT[cat]
+            for lit in lits:
+                if " " in lit:
+                    continue
+                is_stem = lit.endswith("*")
+                lit = lit.rstrip("*")
+                if _CJK_RE.search(lit):
+                    cjk[lit] = cjk.get(lit, 0) | bit
+                elif is_stem or _NOSPACE_RE.search(lit):
+                    stems[lit] = stems.get(lit, 0) | bit  # Hangul/Arabic words carry attached particles
+                else:
+                    exact[lit] = exact.get(lit, 0) | bit
+    return exact, stems, cjk, re.compile(_trie(sorted(cjk)))
+
+
+_EXACT, _STEMS, _CJK_CUES, _CJK_CUE_RE = _build_lexicon()
+_STEM_LENS = sorted({len(k) for k in _STEMS}, reverse=True)
+_MASKS: dict[str, int] = {}
+
+
+def token_mask(tok: str) -> int:
+    """Cue categories of one lower-cased word token as a bit mask (cached)."""
+    m = _MASKS.get(tok)
+    if m is not None:
+        return m
+    m = _EXACT.get(tok, 0)
+    for k in _STEM_LENS:
+        if k <= len(tok) and tok[:k] in _STEMS:
+            m |= _STEMS[tok[:k]]
+            break
+    if not m and len(tok) > 3 and tok[0] in "وفبل" and "\u0600" <= tok[1] <= "\u06ff":
+        m = token_mask(tok[1:])
+    if tok in STRUCT_TOKENS:
+        m |= STRUCT
+    if m & STRONG and tok not in NOT_TRIGGER:
+        m |= TRIG
+    if m & ACT and tok in ACTION_NOUNS:
+        m |= NOUN
+    if len(tok) >= 8 and tok.isdigit():
+        m |= ACCT  # account, card and phone numbers
+    if len(_MASKS) < TOKEN_CACHE_LIMIT:
+        _MASKS[tok] = m
+    return m
+
+
+# Cue words of a document: one pass of a trie-shaped alternation of every (non-CJK) cue literal,
+# anchored at a word start and extended to the end of its word; the whole word's cue mask is
+# looked up (so "ignored" gets the stem "ignor"'s categories and "young" none of "you"'s).
+# Latin words glued to CJK text ("AIくん") end where the CJK characters start.
+_WORD_CHAR = f"[^\\W_{_CJK_CHARS}]"
+_CUE_LITERALS = sorted(set(_EXACT) | set(_STEMS))
+
+
+def _cue_word_re(ascii_first: bool) -> re.Pattern[str]:
+    exact = [w for w in _EXACT if w[0].isascii() == ascii_first]
+    stems = [w for w in _STEMS if w[0].isascii() == ascii_first]
+    return re.compile(f"(?<!{_WORD_CHAR})(?:{_trie(sorted(exact))}(?!{_WORD_CHAR})|{_trie(sorted(stems))}{_WORD_CHAR}*)")
+
+
+# Two tries: words starting with an ASCII letter (every text), and words starting with another letter
+# (only for texts that have such letters; a trie whose first characters span scripts is slower).
+_CUE_WORD_RE = _cue_word_re(True)
+_CUE_WORD_NA_RE = _cue_word_re(False)
+_STRUCT_RE = re.compile(_trie(sorted(STRUCT_LITERALS)))
+_NA_FIRST_RE = re.compile("[" + re.escape("".join(sorted({w[0] for w in _CUE_LITERALS if not w[0].isascii()}))) + "]")
+MAX_DOC_WORD = 64
+
+
+# -------------------------------------------------------------------------------------------------
+# Passages
+# -------------------------------------------------------------------------------------------------
+
+PAIR_NEAR = 80  # two cues of different kinds this close together open a passage
+PAIR = ACT | YOU | TELL | AI
+MAX_WORD_HITS = 256  # occurrences of one non-trigger cue word recorded per text (bounds work on huge texts)
+MAX_CONTEXT_WORDS = 24  # distinct discussion / test-spec words of a document kept as context features
+CONTEXT_VALUE = 0.5  # feature value of each document context word
+HIT = TRIG | PAIR
+CJK_HIT = 1 << 20  # marks hits found by the CJK cue regex (no spaces after an imperative there)
+
+
+def _pair_cats(m: int) -> int:
+    c = m & PAIR
+    if m & NOUN:
+        c &= ~ACT
+    return c
+
+
+def _expand(text: str, a: int, b: int) -> tuple[int, int]:
+    """The passage around ``text[a:b]``: to the nearest boundary, at most MAX_SIDE either side."""
+    lo = max(0, a - MAX_SIDE)
+    m = _REV_SEP_RE.search(text[lo:a][::-1])
+    s = a - m.start() if m is not None else lo
+    hi = min(len(text), b + MAX_SIDE)
+    m2 = _SEP_RE.search(text, b, hi)
+    e = m2.start() if m2 is not None else hi
+    return s, max(e, b)
+
+
+def _boundary_before(low: str, i: int) -> bool:
+    """Whether position ``i`` starts a passage (only spaces, quotes, bullets since a boundary)."""
+    j = i - 1
+    k = max(-1, i - 6)
+    while j > k:
+        c = low[j]
+        if c in "\n.!?:;>\"'{[(|。！？：；*-•" or c == "n" and j > 0 and low[j - 1] == "\\":
+            return True
+        if not c.isspace():
+            return False
+        j -= 1
+    return j < 0
+
+
+def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, int]], dict[str, int]]:
+    """Cue hits of a document ``(start, end, mask)`` sorted by position, and its cue counts."""
+    if low is None:
+        low = text.lower()
+    hits: list[tuple[int, int, int]] = []
+    counts = {"you": 0, "discuss": 0, "meta": 0}
+    ctx: list[int] = []
+    ctxw: dict[str, None] = {}  # distinct discussion / test-spec words, in order of appearance
+    seen: dict[str, int] = {}
+    masks = _MASKS
+    matches: Any = _CUE_WORD_RE.finditer(low)
+    if not low.isascii() and _NA_FIRST_RE.search(low) is not None:
+        matches = sorted((*matches, *_CUE_WORD_NA_RE.finditer(low)), key=lambda x: x.start())
+    for mt in matches:
+        word = mt.group()
+        m = masks.get(word)
+        if m is None:
+            m = token_mask(word) if len(word) <= MAX_DOC_WORD else 0
+        if not m:
+            continue
+        if not m & TRIG:
+            c = seen.get(word, 0)
+            if c >= MAX_WORD_HITS:
+                continue
+            seen[word] = c + 1
+        i = mt.start()
+        if m & HIT:
+            hits.append((i, mt.end(), m))
+            if m & YOU:
+                counts["you"] += 1
+        if m & (DISC | META):
+            ctx.append(i)
+            if len(ctxw) < MAX_CONTEXT_WORDS:
+                ctxw.setdefault(word, None)
+            if m & DISC:
+                counts["discuss"] += 1
+            if m & META:
+                counts["meta"] += 1
+    if not low.isascii() and _CJK_RE.search(low):
+        for mt in _CJK_CUE_RE.finditer(low):
+            m = _CJK_CUES.get(mt.group(), 0)
+            if m & DISC:
+                counts["discuss"] += 1
+            if m & META:
+                counts["meta"] += 1
+            if m & (DISC | META):
+                ctx.append(mt.start())
+                if len(ctxw) < MAX_CONTEXT_WORDS:
+                    ctxw.setdefault(mt.group(), None)
+            if m & STRONG:
+                m |= TRIG
+            if m & HIT:
+                hits.append((mt.start(), mt.end(), m | CJK_HIT))
+                if m & YOU:
+                    counts["you"] += 1
+    for mt in _STRUCT_RE.finditer(low):
+        hits.append((mt.start(), mt.end(), STRUCT | TRIG))
+    hits.sort()
+    ctx.sort()
+    counts["ctx"] = ctx  # type: ignore[assignment]  # positions of discussion/test-spec words
+    counts["ctxw"] = list(ctxw) + _doc_kinds(low)  # type: ignore[assignment]
+    return hits, counts
+
+
+_CODE_RE = re.compile(r"^[ \t]*(?:def |class |import |from \S+ import|function |const |let |var |#include|package |"
+                      r"public |fn |func |SELECT |CREATE )", re.M | re.I)
+_CHAT_RE = re.compile(r"^[ \t]*(?:\[[\d:/., apm]+\][ \t]*)?[\w .'-]{1,30}[:：][ \t]", re.M)
+
+
+def _doc_kinds(low: str) -> list[str]:
+    """Coarse kinds of document (JSON, HTML, CSV, code, chat, e-mail, markdown) as context words."""
+    head = low[:400].lstrip()
+    kinds = []
+    if head[:1] in "{[":
+        kinds.append("\x03json")
+    if head[:1] == "<" or "</" in head:
+        kinds.append("\x03html")
+    first = head.split("\n", 1)[0]
+    if first.count(",") + first.count(";") >= 2 and "\n" in head and len(first) < 200:
+        kinds.append("\x03csv")
+    if _CODE_RE.search(low, 0, 4000) is not None:
+        kinds.append("\x03code")
+    if len(_CHAT_RE.findall(low, 0, 2000)) >= 3:
+        kinds.append("\x03chat")
+    if head.startswith(("from:", "to:", "subject:", "de:", "von:", "发件人", "差出人", "보낸")) or "\nsubject:" in head:
+        kinds.append("\x03email")
+    if head.startswith("#") or "\n## " in low[:4000]:
+        kinds.append("\x03md")
+    return kinds
+
+
+def candidate_passages(text: str, findings: Sequence[Finding] = ()) -> tuple[list[tuple[int, int]], dict[str, int]]:
+    """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
+
+    A passage is opened by a strong cue (AI-addressing, override, secrecy, conditional,
+    conversation structure; not the common words of :data:`NOT_TRIGGER`), an action verb at the
+    start of a passage (an imperative) or followed by an address or URL (not the noun-like verbs of
+    :data:`ACTION_NOUNS`), two weaker cues of different kinds within :data:`PAIR_NEAR` characters
+    (second person, action verb, "tell/mention", AI or user words), or a rule finding. Only the
+    first :data:`MAX_WORD_HITS` occurrences of a word that cannot open a passage alone count. Cue hits inside an open passage do not open
+    another.
+    """
+    low = text.lower()
+    hits, counts = cue_scan(text, low)
+    spans: list[tuple[int, int]] = []
+    last_end = -1
+    nh = len(hits)
+    for k, (s, e, m) in enumerate(hits):
+        if s < last_end:
+            continue
+        if m & TRIG:
+            pass
+        elif m & ACT and ((_boundary_before(low, s) and (m & CJK_HIT or low[e:e + 1] == " "))
+                          or (not m & NOUN and (low.find("@", e, e + 100) >= 0 or low.find("://", e, e + 100) >= 0))):
+            pass
+        else:
+            # two cues of different kinds close together ("you" + a verb, "the user" + "say", "if" + "you")
+            own = _pair_cats(m)
+            if not own or not any(abs(hits[q][0] - s) <= PAIR_NEAR and _pair_cats(hits[q][2]) & ~own
+                                  for q in range(max(0, k - 4), min(nh, k + 5)) if q != k):
+                continue
+        ps, pe = _expand(text, s, e)
+        spans.append((ps, pe))
+        last_end = pe
+    if findings:
+        for f in findings:
+            if f.end <= f.start or any(ps <= f.start < pe for ps, pe in spans):
+                continue
+            spans.append(_expand(text, f.start, min(f.end, f.start + 2 * MAX_SIDE)))
+        spans.sort()
+    return spans, counts
+
+
+# -------------------------------------------------------------------------------------------------
+# Features of one passage (shared by training and inference)
+# -------------------------------------------------------------------------------------------------
+
+def _h(s: str) -> int:
+    return zlib.crc32(s.encode("utf-8", "surrogatepass"))
+
+
+def _mix(a: int, b: int) -> int:
+    x = ((a * 0x9E3779B1) ^ b) & MASK32
+    return (x ^ (x >> 16)) & MASK32
+
+
+BOS = _h("\x02<s>")
+LONG = "\x02long"
+
+
+def passage_tokens(ptext: str) -> list[str]:
+    """Tokens of a folded, lower-cased passage (at most :data:`MAX_TOKENS`), as written.
+
+    Token features normalise them (:func:`norm_token`), so a token's features depend on it alone.
+    """
+    toks = _TOKEN_RE.findall(ptext)
+    if len(toks) > MAX_TOKENS:
+        del toks[MAX_TOKENS:]
+    return toks
+
+
+def norm_token(tok: str) -> str:
+    """Digits become 0; overlong tokens (base64 runs, hashes) become one "long token"."""
+    if len(tok) > MAX_TOKEN_LEN:
+        return LONG
+    if not tok.isalpha() and any(c.isdigit() for c in tok):
+        return tok.translate(_DIGITS)
+    return tok
+
+
+def _is_cjk_token(tok: str) -> bool:
+    return len(tok) == 1 and ("\u3040" <= tok <= "\u30ff" or "\u3400" <= tok <= "\u9fff" or "\uf900" <= tok <= "\ufaff")
+
+
+def token_ids(tok: str) -> tuple[int, ...]:
+    """Hashed feature indices of one token: its unigram and the character n-grams inside it."""
+    tok = norm_token(tok)
+    ids = [_h("w\x01" + tok) & (HASH_SIZE - 1)]
+    if len(tok) >= 2 and tok != LONG and tok[0].isalnum():
+        w = "<" + tok + ">"
+        for n in CHAR_NGRAMS:
+            for i in range(len(w) - n + 1):
+                ids.append(_h("c\x01" + w[i:i + n]) & (HASH_SIZE - 1))
+    return tuple(ids)
+
+
+def token_info(tok: str) -> tuple[int, bool, int]:
+    """``(bigram hash, is a CJK character, cue mask)`` of one token."""
+    tok = norm_token(tok)
+    return _h("t\x01" + tok), _is_cjk_token(tok), token_mask(tok)
+
+
+def ngram_ids(hashes: Sequence[int], cjk: Sequence[bool]) -> list[int]:
+    """Hashed indices of token bigrams (with a passage-start bigram) and CJK trigrams."""
+    m = HASH_SIZE - 1
+    out = []
+    prev = BOS
+    for h in hashes:
+        out.append(_mix(prev, h) & m)
+        prev = h
+    if any(cjk):
+        for i in range(len(hashes) - 2):
+            if cjk[i] and cjk[i + 1] and cjk[i + 2]:
+                out.append(_mix(_mix(hashes[i], hashes[i + 1]), hashes[i + 2] ^ 0x5BD1E995) & m)
+    return out
+
+
+DENSE_NAMES: tuple[str, ...] = (
+    "ai", "you", "override", "action", "secrecy", "cond", "struct", "discuss",
+    "imperative_start", "url", "email", "path", "tool_name", "account", "question", "exclaim", "caps",
+    "ai&action", "ai&you", "you&action", "action&target", "override&action", "override&ai_you",
+    "secrecy&ai_you", "neg&tell", "if&ai_you", "struct&action", "you_only_here", "doc_discuss",
+    "doc_you_many", "rule_any", "rule_address", "rule_action", "rule_address&action", "doc_meta", "quoted",
+    "local_context",
+) + tuple(f"rule:{f}" for f in RULE_FAMILIES)
+_DENSE_INDEX = {n: i for i, n in enumerate(DENSE_NAMES)}
+_RULE_INDEX = {f: _DENSE_INDEX[f"rule:{f}"] for f in RULE_FAMILIES}
+_IMPERATIVE_FIRST = frozenset({
+    "please", "do", "don't", "never", "always", "stop", "pretend", "act", "assume", "note", "attention",
+    "important", "also", "instead", "now", "remember", "make", "ensure", "use", "go", "give", "provide",
+    "let", "start", "begin", "answer", "list", "find", "check", "set", "put", "keep", "respond",
+})
+_COUNTED = 8  # the first 8 categories are counted; the others are flags
+_QUOTES = frozenset("“”«»„「」『』‘’`")
+_MASK_IDX: dict[int, tuple[int, ...]] = {}
+
+
+def mask_indices(m: int) -> tuple[int, ...]:
+    """Indices of the counted categories set in mask ``m`` (cached)."""
+    r = _MASK_IDX.get(m)
+    if r is None:
+        r = _MASK_IDX[m] = tuple(b for b in range(_COUNTED) if m >> b & 1)
+    return r
+
+
+def mask_summary(toks: Sequence[str], masks: Sequence[int], low: str) -> tuple[int, list[int], int]:
+    """``(union of masks, counts of the counted categories, index of the first word token)``.
+
+    CJK cue words (which span several one-character tokens) are found in ``low`` directly.
+    """
+    allm = 0
+    cnt = [0] * _COUNTED
+    first = -1
+    for i, m in enumerate(masks):
+        if first < 0 and toks[i][0].isalpha():
+            first = i
+        if m:
+            allm |= m
+            for b in mask_indices(m):
+                cnt[b] += 1
+    if not low.isascii() and _CJK_RE.search(low):
+        for mt in _CJK_CUE_RE.finditer(low):
+            m = _CJK_CUES.get(mt.group(), 0)
+            allm |= m
+            for b in mask_indices(m):
+                cnt[b] += 1
+    return allm, cnt, first
+
+
+def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, allm: int, cnt: Sequence[int],
+                   doc_counts: dict[str, Any], rule_hits: dict[str, float], local_ctx: int = 0
+                   ) -> list[tuple[int, float]]:
+    """Engineered features of one passage as sparse ``(index into DENSE_NAMES, value)`` pairs.
+
+    Args:
+        raw: The passage as in the text (case kept).
+        low: The folded, lower-cased passage.
+        first_tok: Its first word token (``None`` when it has none), and ``first_mask`` its cue mask.
+        allm: Union of the cue masks of its tokens; ``cnt`` counts of the counted categories.
+        doc_counts: Cue counts of the whole document (``you``, ``discuss``).
+        rule_hits: Strongest rule weight by family among findings inside the passage.
+        local_ctx: Discussion / test-spec words within :data:`LOCAL_CONTEXT` characters of it.
+    """
+    v: list[tuple[int, float]] = []
+    for i in range(_COUNTED):
+        if cnt[i]:
+            v.append((i, min(cnt[i], 3) / 3.0))
+    ai, you, ov, act = allm & AI, allm & YOU, allm & OVR, allm & ACT
+    url = "://" in low or "www." in low
+    email = "@" in low and _EMAIL_RE.search(low) is not None
+    path = ("/" in low or "\\" in low) and _PATH_RE.search(low) is not None
+    tool = ("_" in low or "(" in low) and _TOOL_RE.search(low) is not None
+    acct = bool(allm & ACCT)
+    target = url or email or path or tool or acct
+    if first_tok is not None and (first_mask & (ACT | OVR) or first_tok in _IMPERATIVE_FIRST):
+        v.append((8, 1.0))
+    for j, flag in ((9, url), (10, email), (11, path), (12, tool), (13, acct),
+                    (14, "?" in raw or "？" in raw), (15, "!" in raw or "！" in raw),
+                    (16, _CAPS_RE.search(raw) is not None),
+                    (17, ai and act), (18, ai and you), (19, you and act), (20, act and target), (21, ov and act),
+                    (22, ov and (ai or you)), (23, allm & SEC and (ai or you)), (24, allm & NEG and allm & TELL),
+                    (25, allm & IFW and (ai or you)), (26, allm & STRUCT and act)):
+        if flag:
+            v.append((j, 1.0))
+    you_doc = doc_counts.get("you", 0)
+    if you and you_doc <= cnt[1]:
+        v.append((27, 1.0))
+    if doc_counts.get("discuss", 0):
+        v.append((28, min(doc_counts["discuss"], 6) / 6.0))
+    if you_doc >= 6:
+        v.append((29, 1.0))
+    if doc_counts.get("meta", 0):
+        v.append((34, min(doc_counts["meta"], 6) / 6.0))
+    if raw[:1] in _QUOTES or raw[-1:] in _QUOTES:
+        v.append((35, 1.0))
+    if local_ctx:
+        v.append((36, min(local_ctx, 4) / 4.0))
+    if rule_hits:
+        addr = max((w for f, w in rule_hits.items() if f in ADDRESS_FAMILIES), default=0.0)
+        actn = max((w for f, w in rule_hits.items() if f in ACTION_FAMILIES), default=0.0)
+        v.append((30, max(rule_hits.values())))
+        v.append((31, addr))
+        v.append((32, actn))
+        v.append((33, min(addr, actn)))
+        for f, w in rule_hits.items():
+            j = _RULE_INDEX.get(f)
+            if j is not None:
+                v.append((j, w))
+    return v
+
+
+DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "has_passage", "log1p_positive_passages",
+                                  "rule_score", "rule_flag", "rule_address", "rule_action", "doc_discuss",
+                                  "doc_meta")
+DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta")
+"""The document features the combiner uses. Rule evidence enters through the passages (rule hits by
+family are passage features): on the dev split, document-level rule features made the combiner
+trust rules that fire on hard negatives (quoted attacks in test specs), and lost recall at low FPR."""
+
+
+def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Finding],
+                 doc_counts: dict[str, Any], names: Sequence[str] | None = None) -> list[float]:
+    """Document-level features for the combiner (:data:`DOC_NAMES`, or ``names`` from DOC_ALL_NAMES)."""
+    m1 = m2 = NO_PASSAGE_LOGIT
+    npos = 0
+    for x in logits:
+        if x > m1:
+            m1, m2 = x, m1
+        elif x > m2:
+            m2 = x
+        if x > 0:
+            npos += 1
+    addr = actn = 0.0
+    for f in findings:
+        if f.family in ADDRESS_FAMILIES:
+            addr = max(addr, f.score)
+        elif f.family in ACTION_FAMILIES:
+            actn = max(actn, f.score)
+    full = {
+        "max_logit": max(-10.0, min(10.0, m1)) / 5.0,
+        "second_logit": max(-10.0, min(10.0, m2)) / 5.0,
+        "has_passage": float(bool(logits)),
+        "log1p_positive_passages": math.log1p(npos),
+        "rule_score": rule,
+        "rule_flag": float(rule >= 0.5),
+        "rule_address": addr,
+        "rule_action": actn,
+        "doc_discuss": min(doc_counts.get("discuss", 0), 6) / 6.0,
+        "doc_meta": min(doc_counts.get("meta", 0), 6) / 6.0,
+    }
+    return [full[n] for n in (DOC_NAMES if names is None else names)]
+
+
+@dataclass(slots=True)
+class PassageRow:
+    """One candidate passage as training sees it."""
+
+    start: int
+    end: int
+    ids: list[int]          # hashed indices (token features, then n-grams); repeats count
+    scale: float
+    dense: list[tuple[int, float]]  # sparse (index into DENSE_NAMES, value)
+    ctx_ids: list[int]      # hashed document context words (value CONTEXT_VALUE each)
+
+
+LOCAL_CONTEXT = 300  # characters around a passage searched for discussion / test-spec words
+
+
+def _local_ctx(doc_counts: dict[str, Any], s: int, e: int) -> int:
+    pos = doc_counts.get("ctx")
+    if not pos:
+        return 0
+    return bisect_right(pos, e + LOCAL_CONTEXT) - bisect_left(pos, s - LOCAL_CONTEXT)
+
+
+def _rule_hits(findings: Sequence[Finding], s: int, e: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for f in findings:
+        if (f.start < e and s < f.end) or f.start == s:
+            if f.score > out.get(f.family, 0.0):
+                out[f.family] = f.score
+    return out
+
+
+def _fold_low(raw: str) -> str:
+    """The passage folded as the engine folds text (lookalikes, invisibles, NFKC), lower-cased.
+
+    fold() is skipped when it would change nothing: no character its tables touch (the engine's
+    own ``_SPECIAL`` and ``_MIXED_SCRIPT`` patterns say which) occurs in the passage.
+    """
+    if raw.isascii():
+        return raw.lower()
+    from toolbound._detect import fold as fold_mod
+
+    special = getattr(fold_mod, "_SPECIAL", None)
+    mixed = getattr(fold_mod, "_MIXED_SCRIPT", None)
+    if special is not None and mixed is not None and special.search(raw) is None and mixed.search(raw) is None:
+        return raw.lower()
+    return fold_mod.fold(raw).text.lower()
+
+
+def context_ids(doc_counts: dict[str, Any]) -> list[int]:
+    """Hashed features of the document's discussion / test-spec words (shared by its passages)."""
+    return [_h("d\x01" + w) & (HASH_SIZE - 1) for w in doc_counts.get("ctxw", ())]
+
+
+def extract(text: str, findings: Sequence[Finding] = ()) -> tuple[list[PassageRow], dict[str, int]]:
+    """Every candidate passage of ``text`` with its features (training and tests use this)."""
+    spans, counts = candidate_passages(text, findings)
+    cids = context_ids(counts)
+    rows = []
+    for s, e in spans:
+        raw = text[s:e]
+        low = _fold_low(raw)
+        toks = passage_tokens(low)
+        if not toks:
+            continue
+        infos = [token_info(t) for t in toks]
+        hashes = [x[0] for x in infos]
+        cjk = [x[1] for x in infos]
+        masks = [x[2] for x in infos]
+        allm, cnt, first = mask_summary(toks, masks, low)
+        dense = dense_features(raw, low, toks[first] if first >= 0 else None, masks[first] if first >= 0 else 0,
+                               allm, cnt, counts, _rule_hits(findings, s, e) if findings else {},
+                               _local_ctx(counts, s, e))
+        ids: list[int] = []
+        for t in toks:
+            ids.extend(token_ids(t))
+        ids.extend(ngram_ids(hashes, cjk))
+        rows.append(PassageRow(s, e, ids, 1.0 / math.sqrt(len(toks) + 1), dense, cids))
+    return rows, counts
+
+
+# -------------------------------------------------------------------------------------------------
+# The shipped model
+# -------------------------------------------------------------------------------------------------
+
+class ModelError(ValueError):
+    """The shipped weights are missing, corrupt or do not match their metadata."""
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    ez = math.exp(z)
+    return ez / (1.0 + ez)
+
+
+class Model:
+    """Loaded weights plus a per-process cache of token weight sums.
+
+    Args:
+        weights: The hashed weights (float32, :data:`HASH_SIZE` entries).
+        meta: The parsed ``model.json``.
+    """
+
+    def __init__(self, weights: array, meta: dict[str, Any]) -> None:
+        if meta.get("feature_version") != FEATURE_VERSION:
+            raise ModelError(f"model.json has feature_version {meta.get('feature_version')!r}; this code "
+                             f"extracts version {FEATURE_VERSION}: retrain with python -m toolbound._detect.train")
+        if meta.get("hash_bits") != HASH_BITS or len(weights) != HASH_SIZE:
+            raise ModelError("model.bin does not have the hash size model.json declares")
+        if list(meta["passage"]["dense_names"]) != list(DENSE_NAMES) or not set(meta["doc"]["names"]) <= set(
+                DOC_ALL_NAMES) or len(meta["doc"]["names"]) != len(meta["doc"]["weights"]):
+            raise ModelError("model.json's feature names do not match this code: retrain")
+        self.doc_names = tuple(meta["doc"]["names"])
+        floor = meta["doc"].get("rule_floor")
+        self.rule_floor: float | None = None if floor is None else float(floor)
+        self.meta = meta
+        self.w = weights
+        self.bias = float(meta["passage"]["bias"])
+        self.wd = [float(x) for x in meta["passage"]["dense"]]
+        self.doc_w = [float(x) for x in meta["doc"]["weights"]]
+        self.doc_b = float(meta["doc"]["bias"]) - float(meta["doc"]["threshold_logit"])
+        # token -> (weight sum of its own features, bigram hash, is CJK, cue mask, starts with a
+        # letter, counted cue categories)
+        self._cache: dict[str, tuple[float, int, bool, int, bool, tuple[int, ...]]] = {}
+        # scores of short texts without findings (status values, names, labels repeat a lot)
+        self._short: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, directory: str | Path | None = None) -> Model:
+        """Read ``model.bin`` and ``model.json`` from ``directory`` (default: beside this module).
+
+        No network, no numpy: the weights are read with :mod:`array`.
+        """
+        d = Path(directory) if directory is not None else MODEL_DIR
+        try:
+            meta = json.loads((d / META_FILE).read_text(encoding="utf-8"))
+            raw = (d / WEIGHTS_FILE).read_bytes()
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot read the model in {d}: {exc}") from None
+        if hashlib.sha256(raw).hexdigest() != meta.get("weights_sha256"):
+            raise ModelError(f"{d / WEIGHTS_FILE} does not match the SHA-256 in {META_FILE}")
+        w = array("f")
+        w.frombytes(raw)
+        if sys.byteorder != "little":  # pragma: no cover - stored little-endian
+            w.byteswap()
+        return cls(w, meta)
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    def _token_entry(self, tok: str) -> tuple[float, int, bool, int, bool, tuple[int, ...]]:
+        w = self.w
+        v = 0.0
+        for i in token_ids(tok):
+            v += w[i]
+        h, cjk, m = token_info(tok)
+        entry = (v, h, cjk, m, tok[0].isalpha(), mask_indices(m))
+        if len(tok) > MAX_TOKEN_LEN:
+            return entry  # not cached: long tokens rarely repeat
+        c = self._cache
+        if len(c) >= TOKEN_CACHE_LIMIT:
+            with self._lock:
+                c.clear()
+        c[tok] = entry
+        return entry
+
+    def passage_logit(self, text: str, s: int, e: int, findings: Sequence[Finding], doc_counts: dict[str, Any],
+                      context: float | None = None) -> float | None:
+        """The logit of passage ``text[s:e]`` (``None`` when it has no tokens).
+
+        Same features as :func:`extract` (a test checks it), computed in one loop over the tokens.
+        """
+        raw = text[s:e]
+        if raw.isascii():
+            low = raw.lower()
+            toks = _ASCII_TOKEN_RE.findall(low)
+        else:
+            low = _fold_low(raw)
+            toks = _TOKEN_RE.findall(low)
+        if not toks:
+            return None
+        if len(toks) > MAX_TOKENS:
+            del toks[MAX_TOKENS:]
+        cache = self._cache
+        entry = self._token_entry
+        w = self.w
+        hmask = HASH_SIZE - 1
+        acc = 0.0
+        prev = BOS
+        allm = 0
+        cnt = [0] * _COUNTED
+        first_tok = None
+        first_mask = 0
+        any_cjk = False
+        hashes = []
+        for t in toks:
+            c = cache.get(t) or entry(t)
+            h = c[1]
+            x = ((prev * 0x9E3779B1) ^ h) & MASK32
+            acc += c[0] + w[(x ^ (x >> 16)) & hmask]
+            prev = h
+            hashes.append(h)
+            if c[3]:
+                allm |= c[3]
+                for b in c[5]:
+                    cnt[b] += 1
+            if first_tok is None and c[4]:
+                first_tok, first_mask = t, c[3]
+            if c[2]:
+                any_cjk = True
+        if any_cjk:
+            cjk = [_is_cjk_token(t) for t in toks]
+            for i in range(len(hashes) - 2):
+                if cjk[i] and cjk[i + 1] and cjk[i + 2]:
+                    acc += w[_mix(_mix(hashes[i], hashes[i + 1]), hashes[i + 2] ^ 0x5BD1E995) & hmask]
+            for mt in _CJK_CUE_RE.finditer(low):
+                m = _CJK_CUES.get(mt.group(), 0)
+                allm |= m
+                for b in mask_indices(m):
+                    cnt[b] += 1
+        if context is None:
+            context = self.context_weight(doc_counts)
+        z = self.bias + context + acc / math.sqrt(len(toks) + 1)
+        wd = self.wd
+        for j, val in dense_features(raw, low, first_tok, first_mask, allm, cnt, doc_counts,
+                                     _rule_hits(findings, s, e) if findings else {}, _local_ctx(doc_counts, s, e)):
+            z += wd[j] * val
+        return z
+
+    def context_weight(self, doc_counts: dict[str, Any]) -> float:
+        """The document context words' contribution to each of its passages' logits."""
+        w = self.w
+        return CONTEXT_VALUE * sum(w[i] for i in context_ids(doc_counts))
+
+    def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
+        """The calibrated document logit (0 at the dev-chosen threshold)."""
+        spans, counts = candidate_passages(text, findings)
+        logits = []
+        context = self.context_weight(counts) if spans else 0.0
+        for s, e in spans:
+            z = self.passage_logit(text, s, e, findings, counts, context)
+            if z is not None:
+                logits.append(z)
+        f = doc_features(logits, rule, findings, counts, self.doc_names)
+        return self.doc_b + sum(x * w for x, w in zip(f, self.doc_w))
+
+    def score(self, text: str, findings: Sequence[Finding], rule: float | None = None) -> float:
+        """The document score in [0, 1]; 0.5 is the threshold chosen on the dev split."""
+        short = not findings and len(text) <= SHORT_TEXT
+        if short:
+            hit = self._short.get(text)
+            if hit is not None:
+                return hit
+        if rule is None:
+            rule = _rule_score()(text, (), findings) if findings else 0.0
+        s = _sigmoid(self.doc_logit(text, findings, rule))
+        floor = self.rule_floor
+        if floor is not None and rule >= floor:
+            # strong rule evidence flags on its own (the floor was chosen on the dev split)
+            s = max(s, min(1.0, rule - floor + 0.5))
+        if short:
+            if len(self._short) >= SHORT_CACHE_LIMIT:
+                self._short.clear()
+            self._short[text] = s
+        return s
+
+
+def _rule_score() -> Any:
+    from toolbound._detect.score import rule_score
+
+    return rule_score
+
+
+_MODEL: Model | None = None
+_MODEL_LOCK = threading.Lock()
+
+
+def weights_present(directory: str | Path | None = None) -> bool:
+    """Whether the shipped weights exist (if not, rules alone decide)."""
+    d = Path(directory) if directory is not None else MODEL_DIR
+    return (d / WEIGHTS_FILE).is_file() and (d / META_FILE).is_file()
+
+
+def get_model() -> Model:
+    """The process-wide model, loaded on first use (thread-safe)."""
+    global _MODEL
+    if _MODEL is None:
+        with _MODEL_LOCK:
+            if _MODEL is None:
+                _MODEL = Model.load()
+    return _MODEL
+
+
+def model_scorer(text: str, passages: Sequence[tuple[int, int]], findings: Sequence[Finding]) -> float:
+    """:data:`toolbound._detect.score.Scorer` for the shipped model (picks its own passages)."""
+    return get_model().score(text, findings)

@@ -1,0 +1,121 @@
+"""Scoring: how findings become one score in [0, 1]. The one place that decides how evidence adds up.
+
+**When the trained passage model's weights ship (``model.bin``/``model.json``), it decides; without
+them, rules alone decide (the fallback).** The model plugs in here and nowhere else: a
+:data:`Scorer` takes the text, its passages and the rule findings and returns the final score
+(the model uses the rule score and rule hits as features); :data:`MODEL_SCORER` is ``None`` when
+the weights are absent.
+
+The rule score (:func:`rule_score`):
+
+- Findings are grouped into clusters of nearby evidence (within :data:`CLUSTER_GAP` characters),
+  because an injection is usually one passage inside ordinary content: weak signals scattered over
+  a long benign document must not add up to a verdict.
+- Inside a cluster, each rule counts once (its strongest finding); rules of one family combine by
+  noisy-OR, and families combine by noisy-OR.
+- Co-occurrence bonus: a cluster that both *addresses or re-programs the reader* (addressed to the
+  AI, override, authority, template spoof, conditional trigger, persona, hidden carrier) and asks for
+  an *action* (exfiltration, tool coercion, secrecy, prompt extraction, task hijack) gains
+  :data:`CO_OCCURRENCE_BONUS` of the remaining distance to 1.
+- The document score is the best cluster's, nudged up a little by every other cluster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from toolbound._types import Finding
+
+__all__ = ["DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "passages", "rule_score", "score"]
+
+Passage = tuple[int, int]
+Scorer = Callable[[str, Sequence[Passage], Sequence[Finding]], float]
+"""``(text, passages, findings) -> score in [0, 1]``."""
+
+DEFAULT_THRESHOLD = 0.5
+CLUSTER_GAP = 600
+CO_OCCURRENCE_BONUS = 0.35
+OTHER_CLUSTER_FACTOR = 0.25
+STRONG_EVIDENCE = 0.3  # a family counts for the co-occurrence bonus from this much evidence
+
+ADDRESS_FAMILIES = frozenset({"addressed_to_ai", "override", "authority", "template_spoof",
+                              "conditional_trigger", "jailbreak_persona", "hidden_carrier"})
+ACTION_FAMILIES = frozenset({"exfiltration", "tool_coercion", "secrecy", "prompt_extraction", "task_hijack"})
+
+def _shipped_model() -> Scorer | None:
+    from toolbound._detect.model import model_scorer, weights_present
+
+    return model_scorer if weights_present() else None
+
+
+MODEL_SCORER: Scorer | None = _shipped_model()
+"""The trained passage model (``model.py``) when its weights ship; ``None``: rules alone decide."""
+
+_PASSAGE_BREAK = re.compile(r"\n\s*\n|(?<=[.!?。！？])\s+(?=\S)|\n")
+
+
+def passages(text: str) -> list[Passage]:
+    """Split ``text`` into passages (lines and sentences) as ``(start, end)`` offsets."""
+    out: list[Passage] = []
+    pos = 0
+    for m in _PASSAGE_BREAK.finditer(text):
+        if m.start() > pos:
+            out.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        out.append((pos, len(text)))
+    return out
+
+
+def _cluster_score(findings: Sequence[Finding]) -> float:
+    best_per_rule: dict[str, tuple[str, float]] = {}
+    for f in findings:
+        prev = best_per_rule.get(f.rule_id)
+        if prev is None or f.score > prev[1]:
+            best_per_rule[f.rule_id] = (f.family, f.score)
+    miss_by_family: dict[str, float] = {}
+    for family, w in best_per_rule.values():
+        miss_by_family[family] = miss_by_family.get(family, 1.0) * (1.0 - min(max(w, 0.0), 1.0))
+    miss = 1.0
+    for m in miss_by_family.values():
+        miss *= m
+    s = 1.0 - miss
+    fams = set(miss_by_family)
+    strong = {fam for fam, m in miss_by_family.items() if m <= 1.0 - STRONG_EVIDENCE}
+    if strong & ADDRESS_FAMILIES and strong & ACTION_FAMILIES and fams:
+        s += (1.0 - s) * CO_OCCURRENCE_BONUS
+    return s
+
+
+def rule_score(text: str, passages: Sequence[Passage], findings: Sequence[Finding]) -> float:
+    """The score the rules alone give (see the module docstring). ``passages`` is unused here."""
+    if not findings:
+        return 0.0
+    ordered = sorted(findings, key=lambda f: f.start)
+    clusters: list[list[Finding]] = []
+    end = -(10**9)
+    for f in ordered:
+        if clusters and f.start - end <= CLUSTER_GAP:
+            clusters[-1].append(f)
+            end = max(end, f.end)
+        else:
+            clusters.append([f])
+            end = f.end
+    scores = sorted((_cluster_score(c) for c in clusters), reverse=True)
+    miss = 1.0 - scores[0]
+    for s in scores[1:]:
+        miss *= 1.0 - OTHER_CLUSTER_FACTOR * s
+    return min(1.0, max(0.0, 1.0 - miss))
+
+
+def score(text: str, findings: Sequence[Finding], *, passage_spans: Sequence[Passage] | None = None) -> float:
+    """The final score of ``text`` given its findings: the rule score, and the model's once it exists."""
+    if not findings and MODEL_SCORER is None:
+        return 0.0
+    if MODEL_SCORER is None:
+        # Rules alone decide until the trained model exists (they do not need passages).
+        return rule_score(text, passage_spans or (), findings)
+    # The model takes the rule evidence as features (rule score, rule hits per passage) and picks
+    # its own candidate passages, so its score is the final one.
+    return min(max(MODEL_SCORER(text, passage_spans or (), findings), 0.0), 1.0)

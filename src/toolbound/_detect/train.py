@@ -1,0 +1,469 @@
+"""Train the passage model on the corpus's TRAIN split; choose its threshold on the DEV split.
+
+    python -m toolbound._detect.train [--corpus corpus/corpus.jsonl] [--out src/toolbound/_detect/] [--check]
+
+Needs numpy (training only; inference is pure Python). Deterministic: the same corpus, rule packs
+and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
+with the shipped files). The test split is never read.
+
+Steps:
+
+1. Every train/dev record is scanned by the rule engine; its candidate passages and their features
+   come from :func:`toolbound._detect.model.extract` (the code inference uses).
+2. Passage model, by multiple-instance learning: a document's label says *some* passage is an
+   injection, not which. Round 0 spreads each positive document's weight over its passages; each
+   later round keeps, per positive document, its top-scoring passage (and any other passage the
+   model already calls positive). Every passage of a benign document is a negative. Logistic
+   regression, full-batch Adam, L2, classes balanced.
+3. Document combiner: a logistic regression over :data:`~toolbound._detect.model.DOC_NAMES`,
+   fitted on out-of-fold passage scores (the passage model retrained without the fold's groups), so
+   it learns how far to trust passage scores on unseen documents.
+4. Operating point, on the dev split: the model threshold, and optionally a *rule floor* (a rule
+   score at or above it flags the text whatever the model says), with the highest recall at a
+   false-positive rate of at most :data:`TARGET_FPR`. The combiner's bias is shifted so that the
+   threshold is 0.5; the floor maps rule score ``floor`` to 0.5 as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toolbound._detect import model as M
+
+SEED = 20241201
+FOLDS = 4
+MIL_ROUNDS = 3
+ITERS = 250
+LEARNING_RATE = 0.05
+L2_HASH = 5e-5
+L2_DENSE = 1e-4
+L2_DOC = 1e-3
+TARGET_FPR = 0.01
+MODEL_VERSION = "1"
+
+ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_CORPUS = ROOT / "corpus" / "corpus.jsonl"
+DEFAULT_OUT = Path(__file__).resolve().parent
+
+
+def _np() -> Any:
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        raise SystemExit("training needs numpy (pip install numpy); inference does not") from None
+    return np
+
+
+class Doc:
+    """One corpus record with its findings, rule score and candidate passages."""
+
+    __slots__ = ("id", "group", "label", "split", "rows", "counts", "rule", "findings", "text")
+
+    def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any) -> None:
+        self.id = rec["id"]
+        self.group = rec.get("group", rec["id"])
+        self.label = int(rec["label"])
+        self.split = rec["split"]
+        self.text = rec["text"]
+        self.findings = scanner(self.text) if scanner is not None else []
+        self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
+        self.rows, self.counts = M.extract(self.text, self.findings)
+
+
+# -------------------------------------------------------------------------------------------------
+# Data
+# -------------------------------------------------------------------------------------------------
+
+def load_corpus(path: Path) -> list[dict[str, Any]]:
+    recs = []
+    with open(path, encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line:
+                continue
+            r = json.loads(line)
+            if "split" not in r:
+                raise SystemExit(f"{path}:{i}: record {r.get('id')!r} has no split (build the corpus first)")
+            recs.append(r)
+    return recs
+
+
+def records_sha256(recs: Sequence[dict[str, Any]]) -> str:
+    """SHA-256 of the records (id, text, label) in id order: identifies the data a model saw."""
+    h = hashlib.sha256()
+    for r in sorted(recs, key=lambda r: r["id"]):
+        h.update(json.dumps([r["id"], r["text"], int(r["label"])], ensure_ascii=False).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def rules_sha256() -> str:
+    """SHA-256 of the rule packs (the model's features include their findings)."""
+    from toolbound._detect.packs import find_packs_dir
+
+    h = hashlib.sha256()
+    d = Path(find_packs_dir())
+    for p in sorted(d.glob("*.toml")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _fold_of(group: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{SEED}:{group}".encode()).digest()[:4], "big") % FOLDS
+
+
+# -------------------------------------------------------------------------------------------------
+# Passage logistic regression (numpy)
+# -------------------------------------------------------------------------------------------------
+
+class PassageMatrix:
+    """Candidate passages of a set of documents as a sparse hashed part plus a dense part."""
+
+    def __init__(self, docs: Sequence[Doc]) -> None:
+        np = _np()
+        indptr = [0]
+        indices: list[int] = []
+        vals: list[float] = []
+        dense_rows: list[list[float]] = []
+        doc_of: list[int] = []
+        k = len(M.DENSE_NAMES)
+        for di, d in enumerate(docs):
+            for r in d.rows:
+                indices.extend(r.ids)
+                vals.extend([r.scale] * len(r.ids))
+                indices.extend(r.ctx_ids)
+                vals.extend([M.CONTEXT_VALUE] * len(r.ctx_ids))
+                indptr.append(len(indices))
+                row = [0.0] * k
+                for j, v in r.dense:
+                    row[j] += v
+                dense_rows.append(row)
+                doc_of.append(di)
+        self.n = len(dense_rows)
+        self.indptr = np.asarray(indptr, dtype=np.int64)
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.vals = np.asarray(vals, dtype=np.float64)
+        self.dense = np.asarray(dense_rows, dtype=np.float64).reshape(self.n, k)
+        self.doc_of = np.asarray(doc_of, dtype=np.int64)
+        self.row_of = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.indptr))
+
+    def logits(self, w: Any, wd: Any, b: float) -> Any:
+        np = _np()
+        return b + np.bincount(self.row_of, weights=self.vals * w[self.indices], minlength=self.n) + self.dense @ wd
+
+
+def fit_lr(X: PassageMatrix, y: Any, sw: Any) -> tuple[Any, Any, float]:
+    """Weighted logistic regression, full-batch Adam (deterministic: no sampling)."""
+    np = _np()
+    D, K = M.HASH_SIZE, X.dense.shape[1]
+    w = np.zeros(D)
+    wd = np.zeros(K)
+    b = 0.0
+    mw, vw = np.zeros(D), np.zeros(D)
+    md, vd = np.zeros(K), np.zeros(K)
+    mb = vb = 0.0
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    sw = sw / sw.sum()
+    for t in range(1, ITERS + 1):
+        z = X.logits(w, wd, b)
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -35, 35)))
+        g = (p - y) * sw
+        gw = np.bincount(X.indices, weights=X.vals * g[X.row_of], minlength=D) + L2_HASH * w
+        gd = X.dense.T @ g + L2_DENSE * wd
+        gb = float(g.sum())
+        lr = LEARNING_RATE * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        mw = b1 * mw + (1 - b1) * gw
+        vw = b2 * vw + (1 - b2) * gw * gw
+        w -= lr * mw / (np.sqrt(vw) + eps)
+        md = b1 * md + (1 - b1) * gd
+        vd = b2 * vd + (1 - b2) * gd * gd
+        wd -= lr * md / (np.sqrt(vd) + eps)
+        mb = b1 * mb + (1 - b1) * gb
+        vb = b2 * vb + (1 - b2) * gb * gb
+        b -= lr * mb / (math.sqrt(vb) + eps)
+    # Ship float32: round here so that everything computed from now on uses the shipped values.
+    return w.astype(np.float32).astype(np.float64), wd.astype(np.float32).astype(np.float64), \
+        float(np.float32(b))
+
+
+def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]:
+    """Multiple-instance training of the passage model on ``docs`` (see the module docstring)."""
+    np = _np()
+    X = PassageMatrix(docs)
+    if X.n == 0:
+        raise SystemExit("no candidate passages in the training documents")
+    labels = np.asarray([docs[i].label for i in X.doc_of], dtype=np.float64)
+    per_doc = np.bincount(X.doc_of, minlength=len(docs)).astype(np.float64)
+    y = labels.copy()
+    sw = np.where(labels > 0, 1.0 / per_doc[X.doc_of], 1.0)
+    w = wd = None
+    b = 0.0
+    for rnd in range(MIL_ROUNDS):
+        if rnd > 0:
+            z = X.logits(w, wd, b)
+            sw = np.where(labels > 0, 0.0, 1.0)
+            # top passage of each positive document, plus its other passages already scored positive
+            order = np.lexsort((-z, X.doc_of))
+            first = np.ones(X.n, dtype=bool)
+            first[1:] = X.doc_of[order][1:] != X.doc_of[order][:-1]
+            top = np.zeros(X.n, dtype=bool)
+            top[order[first]] = True
+            keep = (labels > 0) & (top | (z > 0))
+            kept_per_doc = np.bincount(X.doc_of[keep], minlength=len(docs)).astype(np.float64)
+            sw = np.where(keep, 1.0 / np.maximum(kept_per_doc[X.doc_of], 1.0), sw)
+        pos, neg = sw[labels > 0].sum(), sw[labels == 0].sum()
+        if pos > 0 and neg > 0:
+            sw = np.where(labels > 0, sw * (neg / pos), sw)
+        w, wd, b = fit_lr(X, y, sw)
+        if log:
+            z = X.logits(w, wd, b)
+            log(f"  round {rnd}: {X.n} passages, train passage accuracy "
+                f"{float(((z > 0) == (labels > 0))[sw > 0].mean()):.3f}")
+    return w, wd, b
+
+
+# -------------------------------------------------------------------------------------------------
+# Document combiner
+# -------------------------------------------------------------------------------------------------
+
+def doc_matrix(docs: Sequence[Doc], passage_logits: Sequence[Sequence[float]]) -> Any:
+    np = _np()
+    return np.asarray([M.doc_features(lg, d.rule, d.findings, d.counts, M.DOC_NAMES)
+                       for d, lg in zip(docs, passage_logits)],
+                      dtype=np.float64).reshape(len(docs), len(M.DOC_NAMES))
+
+
+def fit_combiner(F: Any, y: Any) -> tuple[Any, float]:
+    """Logistic regression by Newton's method (a handful of features; deterministic)."""
+    np = _np()
+    n, k = F.shape
+    A = np.hstack([F, np.ones((n, 1))])
+    beta = np.zeros(k + 1)
+    pos = y.sum()
+    cw = np.where(y > 0, (n - pos) / max(pos, 1.0), 1.0)
+    cw = cw / cw.mean()
+    reg = L2_DOC * n * np.eye(k + 1)
+    reg[k, k] = 0.0
+    for _ in range(50):
+        z = A @ beta
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -35, 35)))
+        g = A.T @ (cw * (p - y)) + reg @ beta
+        H = (A * (cw * p * (1 - p))[:, None]).T @ A + reg + 1e-9 * np.eye(k + 1)
+        step = np.linalg.solve(H, g)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-10:
+            break
+    beta = beta.astype(np.float32).astype(np.float64)
+    return beta[:k], float(beta[k])
+
+
+def _doc_logits_np(docs: Sequence[Doc], X: PassageMatrix, w: Any, wd: Any, b: float) -> list[list[float]]:
+    z = X.logits(w, wd, b)
+    out: list[list[float]] = [[] for _ in docs]
+    for i, di in enumerate(X.doc_of.tolist()):
+        out[di].append(float(z[i]))
+    return out
+
+
+# -------------------------------------------------------------------------------------------------
+# Threshold and metrics
+# -------------------------------------------------------------------------------------------------
+
+def choose_threshold(scores: Sequence[float], labels: Sequence[int], max_fpr: float = TARGET_FPR) -> float:
+    """The lowest threshold (midpoint between two distinct scores) with FPR <= ``max_fpr``."""
+    neg = sorted((s for s, y in zip(scores, labels) if y == 0), reverse=True)
+    allowed = int(math.floor(max_fpr * len(neg) + 1e-9))
+    if not neg:
+        return min(scores) - 1.0 if scores else 0.0
+    if allowed >= len(neg):
+        return neg[-1] - 1.0
+    barrier = neg[allowed]  # this negative (and all below) must score under the threshold
+    above = [s for s in scores if s > barrier]
+    nxt = min(above) if above else barrier + 2.0
+    return (barrier + nxt) / 2.0
+
+
+RULE_FLOORS: tuple[float | None, ...] = (None, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5)
+
+
+def choose_operating_point(logits: Sequence[float], rules: Sequence[float], labels: Sequence[int],
+                           max_fpr: float = TARGET_FPR) -> tuple[float, float | None]:
+    """The model threshold and rule floor (rule scores at or above it flag on their own) that give the
+    highest recall with FPR <= ``max_fpr``. Ties go to the higher floor (``None``: no floor)."""
+    neg_total = sum(1 for y in labels if not y)
+    pos_total = len(labels) - neg_total
+    allowed = int(math.floor(max_fpr * neg_total + 1e-9))
+    best: tuple[float, float, float | None] | None = None
+    for tau in RULE_FLOORS:
+        ruled = [tau is not None and r >= tau for r in rules]
+        fixed_fp = sum(1 for f, y in zip(ruled, labels) if f and not y)
+        if fixed_fp > allowed:
+            continue
+        # the model may add at most (allowed - fixed_fp) false positives among the rest
+        rest = [(z, y) for z, y, f in zip(logits, labels, ruled) if not f]
+        t = choose_threshold([z for z, _ in rest], [y for _, y in rest],
+                             (allowed - fixed_fp + 0.5) / max(neg_total - fixed_fp, 1))
+        tp = sum(1 for z, y, f in zip(logits, labels, ruled) if y and (f or z >= t))
+        recall = tp / pos_total if pos_total else 0.0
+        if best is None or recall > best[0] + 1e-12:
+            best = (recall, t, tau)
+    assert best is not None  # tau=None always qualifies
+    return best[1], best[2]
+
+
+def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[str, float]:
+    tp = sum(1 for s, y in zip(scores, labels) if y and s >= t)
+    fp = sum(1 for s, y in zip(scores, labels) if not y and s >= t)
+    pos = sum(1 for y in labels if y)
+    neg = len(labels) - pos
+    return {"recall": round(tp / pos, 4) if pos else 0.0, "fpr": round(fp / neg, 4) if neg else 0.0,
+            "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0, "n": len(labels)}
+
+
+# -------------------------------------------------------------------------------------------------
+# Main
+# -------------------------------------------------------------------------------------------------
+
+def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
+          splits: tuple[str, str] = ("train", "dev")) -> dict[str, Any]:
+    """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata."""
+    np = _np()
+    from array import array
+
+    from toolbound._detect.score import rule_score
+
+    recs = load_corpus(corpus)
+    train_recs = [r for r in recs if r["split"] == splits[0]]
+    dev_recs = [r for r in recs if r["split"] == splits[1]]
+    if not train_recs or not dev_recs:
+        raise SystemExit(f"{corpus}: need records in both the {splits[0]} and {splits[1]} splits")
+    scanner = None
+    if use_rules:
+        from toolbound._detect.api import scan_strings
+
+        def scanner(text: str) -> list[Any]:
+            return scan_strings([("", text)])
+    log(f"scanning {len(train_recs)} train and {len(dev_recs)} dev records")
+    train_docs = [Doc(r, scanner, rule_score) for r in train_recs]
+    dev_docs = [Doc(r, scanner, rule_score) for r in dev_recs]
+
+    log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
+    oof: list[list[float]] = [[] for _ in train_docs]
+    folds = [_fold_of(d.group) for d in train_docs]
+    for k in range(FOLDS):
+        fit_docs = [d for d, f in zip(train_docs, folds) if f != k]
+        held = [i for i, f in enumerate(folds) if f == k]
+        if not held or not fit_docs:
+            continue
+        w, wd, b = fit_passages(fit_docs)
+        held_docs = [train_docs[i] for i in held]
+        Xh = PassageMatrix(held_docs)
+        for i, lg in zip(held, _doc_logits_np(held_docs, Xh, w, wd, b)):
+            oof[i] = lg
+        log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}")
+    y_train = np.asarray([d.label for d in train_docs], dtype=np.float64)
+    doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof), y_train)
+
+    log("passage model on the whole train split")
+    w, wd, b = fit_passages(train_docs, log=log)
+
+    weights = array("f", w.astype(np.float32).tolist())
+    if sys.byteorder != "little":  # pragma: no cover
+        weights.byteswap()
+    raw = weights.tobytes()
+    if sys.byteorder != "little":  # pragma: no cover
+        weights.byteswap()
+    meta: dict[str, Any] = {
+        "format": "toolbound passage model",
+        "version": MODEL_VERSION,
+        "feature_version": M.FEATURE_VERSION,
+        "hash_bits": M.HASH_BITS,
+        "weights_file": M.WEIGHTS_FILE,
+        "weights_dtype": "float32 little-endian",
+        "weights_sha256": hashlib.sha256(raw).hexdigest(),
+        "features": {
+            "hashed": "word unigrams; character 3-5-grams inside words; token bigrams with a passage-start "
+                      "token; trigrams of CJK characters (CRC-32, modulo 2**hash_bits); scaled by "
+                      "1/sqrt(tokens + 1)",
+            "char_ngrams": list(M.CHAR_NGRAMS), "max_tokens": M.MAX_TOKENS, "max_side": M.MAX_SIDE,
+        },
+        "seed": SEED,
+        "training": {
+            "corpus": corpus.name, "split": splits[0], "records": len(train_recs),
+            "train_sha256": records_sha256(train_recs), "dev_sha256": records_sha256(dev_recs),
+            "rules_sha256": rules_sha256() if use_rules else None,
+            "folds": FOLDS, "mil_rounds": MIL_ROUNDS, "iterations": ITERS, "learning_rate": LEARNING_RATE,
+            "l2_hash": L2_HASH, "l2_dense": L2_DENSE, "l2_doc": L2_DOC,
+        },
+        "passage": {"bias": b, "dense_names": list(M.DENSE_NAMES), "dense": [float(x) for x in wd]},
+        "doc": {"names": list(M.DOC_NAMES), "weights": [float(x) for x in doc_w], "bias": doc_b,
+                "threshold_logit": 0.0},
+        "threshold": 0.5,
+    }
+    # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
+    # model that ships.
+    model = M.Model(weights, meta)
+    dev_scores = [model.doc_logit(d.text, d.findings, d.rule) for d in dev_docs]
+    dev_labels = [d.label for d in dev_docs]
+    dev_rules = [d.rule for d in dev_docs]
+    t, tau = choose_operating_point(dev_scores, dev_rules, dev_labels)
+    t = float(np.float32(t))
+    meta["doc"]["threshold_logit"] = t
+    meta["doc"]["rule_floor"] = tau
+    final = [max(s - t, -1e9 if tau is None or r < tau else 0.0) for s, r in zip(dev_scores, dev_rules)]
+    meta["threshold_choice"] = {
+        "split": splits[1],
+        "rule": f"the (model threshold, rule floor) pair with the highest dev recall at dev FPR <= {TARGET_FPR}",
+        "logit": t, "rule_floor": tau, "calibrated_threshold": 0.5,
+        "dev": confusion(final, dev_labels, 0.0),
+        "dev_model_only": confusion(dev_scores, dev_labels, t),
+        "dev_rules_only": confusion(dev_rules, dev_labels, 0.5),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / M.WEIGHTS_FILE).write_bytes(raw)
+    (out / M.META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    log(f"dev at the chosen threshold: {meta['threshold_choice']['dev']}; rules alone: "
+        f"{meta['threshold_choice']['dev_rules_only']}")
+    log(f"wrote {out / M.WEIGHTS_FILE} ({len(raw):,} bytes) and {out / M.META_FILE}")
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m toolbound._detect.train", description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus JSONL with a split field")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="directory for model.bin and model.json")
+    ap.add_argument("--check", action="store_true",
+                    help="retrain into a temporary directory and compare with the files in --out (exit 1 if they differ)")
+    args = ap.parse_args(argv)
+    if not args.corpus.is_file():
+        print(f"{args.corpus}: no such corpus file (build it with corpus/tools/build.py)", file=sys.stderr)
+        return 2
+    if not args.check:
+        train(args.corpus, args.out)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        train(args.corpus, Path(tmp))
+        bad = []
+        for name in (M.WEIGHTS_FILE, M.META_FILE):
+            a, b = Path(tmp) / name, args.out / name
+            if not b.exists() or a.read_bytes() != b.read_bytes():
+                bad.append(name)
+        if bad:
+            print(f"retrained model differs from the shipped one: {', '.join(bad)} (corpus, rule packs or "
+                  "training code changed; run python -m toolbound._detect.train)", file=sys.stderr)
+            return 1
+        print(f"ok: retraining reproduces the shipped model byte for byte "
+              f"(weights sha256 {json.loads((args.out / M.META_FILE).read_text())['weights_sha256'][:16]}...)")
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

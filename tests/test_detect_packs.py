@@ -1,0 +1,98 @@
+"""Rule packs are validated loudly at load time: a broken pack is an error naming file and rule."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolbound._detect.check import check_packs
+from toolbound._detect.packs import RulePackError, find_packs_dir, load_rules
+
+GOOD_RULE = '''
+[[rules]]
+id = "override.tmp_rule"
+family = "override"
+description = "A temporary rule used by the tests."
+languages = ["en"]
+severity = "high"
+weight = 0.8
+status = "experimental"
+prefilter = ["zorblax"]
+patterns = ['{pattern}']
+examples.match = ["zorblax now", "please zorblax"]
+examples.no_match = ["nothing here", "zorb lax"]
+'''
+
+
+def _pack_dir(tmp_path: Path, body: str, name: str = "override.toml") -> Path:
+    d = tmp_path / "packs"
+    d.mkdir(parents=True)
+    shutil.copy(find_packs_dir() / "schema.json", d / "schema.json")
+    (d / name).write_text('family = "override"\ndescription = "Temporary pack for tests."\n' + body,
+                          encoding="utf-8")
+    return d
+
+
+def test_good_temp_pack_loads(tmp_path: Path) -> None:
+    rules = load_rules(_pack_dir(tmp_path, GOOD_RULE.format(pattern=r"\bzorblax\b")))
+    assert [r.id for r in rules] == ["override.tmp_rule"]
+
+
+def test_pattern_that_does_not_compile_names_file_and_rule(tmp_path: Path) -> None:
+    d = _pack_dir(tmp_path, GOOD_RULE.format(pattern=r"\bzorblax(\b"))
+    with pytest.raises(RulePackError) as exc:
+        load_rules(d)
+    msg = str(exc.value)
+    assert "override.toml" in msg and "override.tmp_rule" in msg and "pattern 1" in msg
+    assert isinstance(exc.value, ValueError)
+
+
+def test_schema_violation_names_file_and_rule(tmp_path: Path) -> None:
+    body = GOOD_RULE.format(pattern=r"\bzorblax\b").replace('severity = "high"', 'severity = "extreme"')
+    with pytest.raises(RulePackError) as exc:
+        load_rules(_pack_dir(tmp_path, body))
+    assert "override.toml" in str(exc.value) and "override.tmp_rule" in str(exc.value)
+
+
+def test_empty_matching_pattern_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(RulePackError, match="empty string"):
+        load_rules(_pack_dir(tmp_path, GOOD_RULE.format(pattern=r"(?:zorblax)?")))
+
+
+def test_invalid_toml_and_family_mismatch(tmp_path: Path) -> None:
+    with pytest.raises(RulePackError, match="not valid TOML"):
+        load_rules(_pack_dir(tmp_path, "[[rules]\n"))
+    with pytest.raises(RulePackError, match="does not match the file name"):
+        load_rules(_pack_dir(tmp_path / "x", GOOD_RULE.format(pattern=r"\bzorblax\b"), name="secrecy.toml"))
+
+
+def test_duplicate_ids_are_rejected(tmp_path: Path) -> None:
+    body = GOOD_RULE.format(pattern=r"\bzorblax\b") * 2
+    with pytest.raises(RulePackError, match="duplicate id"):
+        load_rules(_pack_dir(tmp_path, body))
+
+
+def test_failing_example_is_reported(tmp_path: Path) -> None:
+    body = GOOD_RULE.format(pattern=r"\bzorblax\b").replace('"nothing here"', '"zorblax again"')
+    _, failures = check_packs(_pack_dir(tmp_path, body))
+    assert len(failures) == 1 and failures[0].kind == "no_match"
+    assert "override.tmp_rule" in failures[0].describe()
+
+
+def test_rules_check_cli_fails_loudly_on_a_broken_pack(tmp_path: Path) -> None:
+    d = _pack_dir(tmp_path, GOOD_RULE.format(pattern=r"\bzorblax(\b"))
+    code = "import sys; from toolbound._cli.rules import _check; sys.exit(_check(sys.argv[1]))"
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    res = subprocess.run([sys.executable, "-c", code, str(d)], capture_output=True, text=True,
+                         env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 1
+    assert "override.tmp_rule" in res.stderr and "override.toml" in res.stderr
+
+
+def test_shipped_packs_pass_rules_check() -> None:
+    rules, failures = check_packs()
+    assert rules and not failures, [f.describe() for f in failures]
