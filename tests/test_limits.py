@@ -49,3 +49,16 @@ def test_unknown_option_is_misuse():
         toolbound.sanitize({}, max_token=5)
     with pytest.raises(TypeError):
         toolbound.sanitize({}, max_depth="deep")
+
+
+def test_max_depth_option_is_capped_below_the_recursion_limit():
+    nested200 = nested(199)
+    assert toolbound.sanitize(nested200, max_depth=200).ok
+    with pytest.raises(toolbound.OptionError):
+        toolbound.sanitize({}, max_depth=501)
+
+
+def test_quarantine_option_is_validated():
+    assert toolbound.sanitize({"a": "x"}, quarantine="encode").ok
+    with pytest.raises(toolbound.OptionError):
+        toolbound.sanitize({"a": "x"}, quarantine="hide")

@@ -1,7 +1,7 @@
 """Options of :func:`toolbound.sanitize`, validated once per call.
 
 Limits (what a breach gives):
-- ``max_depth`` (default 64, at most 500): nesting deeper than this gives ``invalid_output``;
+- ``max_depth`` (default 64, at most 200): nesting deeper than this gives ``invalid_output``;
 - ``max_bytes`` (default 64 MiB): a canonical JSON larger than this gives ``result_too_large``;
 - ``max_string_length`` (default 16 Mi characters): a longer string gives ``result_too_large``.
 """
@@ -9,7 +9,7 @@ Limits (what a breach gives):
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,9 +28,9 @@ class Options(BaseModel):
     session: str | None = Field(default=None, max_length=200)
     store: Any = None
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
-    quarantine: str | None = None
+    quarantine: Literal["delimit", "datamark", "encode", "reference"] | None = None
     encoding: str | None = None
-    max_depth: int = Field(default=64, ge=1, le=500)
+    max_depth: int = Field(default=64, ge=1, le=200)
     max_bytes: int = Field(default=64 * 1024 * 1024, ge=1)
     max_string_length: int = Field(default=16 * 1024 * 1024, ge=1)
 
