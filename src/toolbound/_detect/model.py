@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from toolbound._types import Finding
+from toolbound._detect.engine import _trie_regex as _trie  # one trie builder for literals
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages", "extract",
@@ -302,23 +303,6 @@ _SEP_RE = re.compile(r"\n|\\n|[.!?;]\s|[。！？；]|', '|\", \"|': '|\": \"|<!
 _REV_SEP_RE = re.compile(r"\n|n\\|\s[.!?;]|[。！？；]|' ,'|\" ,\"|' :'|\" :\"|--!<|>--| \| ")
 
 
-def _trie(words: Any) -> str:
-    """A regex alternation shaped like a trie (fast for literals: one branch per step)."""
-    trie: dict[str, dict] = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def build(node: dict) -> str:
-        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return build(trie)
 
 
 def _build_lexicon() -> tuple[dict[str, int], dict[str, int], dict[str, int], re.Pattern[str]]:
