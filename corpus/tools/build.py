@@ -37,6 +37,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from splits import SPLITS, TEST_ONLY_CARRIERS, assign_group_splits
+from taxonomy import BENIGN_KINDS, CARRIERS, FAMILIES
 
 CORPUS_DIR = HERE.parent
 REPO_ROOT = CORPUS_DIR.parent
@@ -48,19 +49,6 @@ README = CORPUS_DIR / "README.md"
 STATS_BEGIN = "<!-- stats:begin -->"
 STATS_END = "<!-- stats:end -->"
 
-FAMILIES = (
-    "override", "addressed_to_ai", "authority", "template_spoof", "tool_coercion", "exfiltration",
-    "secrecy", "prompt_extraction", "jailbreak_persona", "conditional_trigger", "hidden_carrier",
-    "task_hijack",
-)
-BENIGN_KINDS = (
-    "human_imperative", "security_discussion", "chat_log", "code", "encoded", "markdown_media",
-    "assistant_spec", "admin_notice", "plain",
-)
-CARRIERS = (
-    "email", "ticket", "web_html", "search_json", "code_file", "readme", "log", "calendar",
-    "chat_message", "pdf_text", "review", "api_json", "csv", "note", "issue_comment", "transcript",
-)
 INPUT_FIELDS = ("id", "text", "label", "family", "lang", "carrier", "group", "source")
 OUTPUT_FIELDS = ("id", "text", "label", "family", "lang", "carrier", "split", "source", "group")
 # ISO 639-1 two-letter codes

@@ -51,6 +51,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from splits import TEST_ONLY_CARRIERS, group_name_for_split, split_for_group
+from taxonomy import BENIGN_KINDS, CARRIERS, FAMILIES
 
 SEED = 20240917
 SOURCE = "generated:corpus/tools/generate.py"
@@ -58,19 +59,6 @@ DEFAULT_OUT = HERE.parent / "generated.jsonl"
 
 LANGS = ("en", "zh", "es", "fr", "de", "ja", "ko", "ru", "pt", "it", "ar")
 LATIN_LANGS = frozenset({"en", "es", "fr", "de", "pt", "it"})
-FAMILIES = (
-    "override", "addressed_to_ai", "authority", "template_spoof", "tool_coercion", "exfiltration",
-    "secrecy", "prompt_extraction", "jailbreak_persona", "conditional_trigger", "hidden_carrier",
-    "task_hijack",
-)
-BENIGN_KINDS = (
-    "human_imperative", "security_discussion", "chat_log", "code", "encoded", "markdown_media",
-    "assistant_spec", "admin_notice", "plain",
-)
-CARRIERS = (
-    "email", "ticket", "web_html", "search_json", "code_file", "readme", "log", "calendar",
-    "chat_message", "pdf_text", "review", "api_json", "csv", "note", "issue_comment", "transcript",
-)
 
 # (positives, benign) generated per language: ~2,330 records, ~45% benign, ~29% non-English,
 # ~10% Chinese.

@@ -35,3 +35,11 @@ def write_json(obj: Any, *, indent: int | None = 2) -> None:
 def fail_usage(message: str) -> int:
     sys.stderr.write(f"toolbound: error: {message}\n")
     return 2
+
+
+def print_result(result: Any, fmt: str) -> None:
+    """Print a SanitizedResult: ``model`` gives the text the model sees, ``json`` everything."""
+    if fmt == "model":
+        sys.stdout.write(result.to_model() + "\n")
+    else:
+        write_json(result.to_dict())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolbound._cli._io import fail_usage, write_json
+from toolbound._cli._io import fail_usage, print_result
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,8 +50,5 @@ def run(args: argparse.Namespace) -> int:
                             store=args.store)
     except toolbound.OptionError as exc:
         return fail_usage(str(exc))
-    if args.format == "model":
-        sys.stdout.write(result.to_model() + "\n")
-    else:
-        write_json(result.to_dict())
+    print_result(result, args.format)
     return 0

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from toolbound._cli._io import UsageError, fail_usage, read_text, write_json
+from toolbound._cli._io import UsageError, fail_usage, print_result, read_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,8 +62,5 @@ def run(args: argparse.Namespace) -> int:
         result = toolbound.sanitize(raw, tool=args.tool, policy=policy, **options)
     except (toolbound.InvalidSchemaError, toolbound.OptionError) as exc:
         return fail_usage(str(exc))
-    if args.format == "model":
-        sys.stdout.write(result.to_model() + "\n")
-    else:
-        write_json(result.to_dict())
+    print_result(result, args.format)
     return 0
