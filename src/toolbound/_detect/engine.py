@@ -609,12 +609,14 @@ def _in_prose_quotes(text: str, s: int, e: int) -> bool:
             n = before.count("\\" + c) if escaped else before.count(c) - before.count("\\" + c)
             if n % 2:
                 return False  # this quote closes an earlier one: the span is not inside quotes
-            if c == '"' and not escaped:
-                j = pos - 1
-                while j >= 0 and text[j] in " \t":
-                    j -= 1
-                if j < 0 or text[j] in ":[,(={\n" and not (text[j] == ":" and j > 0 and text[j - 1].isalpha()):
-                    return False  # a JSON value or code literal, not a quotation
+        if c in "\"'" and not escaped:
+            j = pos - 1
+            while j >= 0 and text[j] in " \t":
+                j -= 1
+            if j < 0 or text[j] in ":[,(={\n" and not (text[j] == ":" and j > 0 and text[j - 1].isalpha()):
+                # a JSON value, a Python dict/list value ({'k': '...'}, the repr tools often return)
+                # or a code literal: not a quotation
+                return False
         tail = text[e:e + _QUOTE_SPAN]
         nl = tail.find("\n")
         if nl >= 0:
