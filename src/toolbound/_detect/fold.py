@@ -229,7 +229,7 @@ class Folded:
 def fold(text: str) -> Folded:
     """Fold ``text`` for matching (see the module docstring). ASCII text is returned as is."""
     if text.isascii():
-        return Folded(text, OffsetMap.identity(len(text)))
+        return Folded(_unescape_json_ws(text), OffsetMap.identity(len(text)))
     b = _Builder(text)
     tags: list[tuple[int, int, str]] = []
     invisibles: list[tuple[int, int]] = []
@@ -284,7 +284,20 @@ def fold(text: str) -> Folded:
     homoglyphs: list[tuple[int, int]] = []
     if _MIXED_SCRIPT.search(folded):
         folded, homoglyphs = _fold_mixed_words(folded, omap)
-    return Folded(folded, omap, tags, invisibles, homoglyphs)
+    return Folded(_unescape_json_ws(folded), omap, tags, invisibles, homoglyphs)
+
+
+# JSON / string-literal whitespace escapes inside raw serialised text ("...\nIgnore all...") glue
+# the escape letter to the next word ("nIgnore"), so no word boundary is seen. They are replaced
+# by whitespace of the same length: a line break stays a line break (" \n"), offsets stay valid.
+_JSON_WS = re.compile(r"(?<!\\)\\([nrt])")
+_JSON_WS_REPL = {"n": " \n", "r": "  ", "t": "  "}
+
+
+def _unescape_json_ws(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _JSON_WS.sub(lambda m: _JSON_WS_REPL[m.group(1)], text)
 
 
 def _replace_last_char(b: _Builder, comp: str, new_pos: int) -> None:
