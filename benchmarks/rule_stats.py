@@ -5,6 +5,7 @@ rules on them).
     python benchmarks/rule_stats.py                 # every rule, train+dev
     python benchmarks/rule_stats.py --family exfiltration --show-fp --show-fn 20
     python benchmarks/rule_stats.py --split dev     # only dev
+    python benchmarks/rule_stats.py --augment --family override --show-fn 20   # the augmentation set
 
 Prints, per rule: hits on label-1 records (and of which family), hits on label-0 records; per
 family: recall of the family's own records by any rule, and the rule score's recall/FPR at 0.5.
@@ -35,9 +36,16 @@ def main() -> int:
     ap.add_argument("--show-fp", action="store_true")
     ap.add_argument("--show-fn", type=int, default=0)
     ap.add_argument("--corpus", default=str(ROOT / "corpus" / "corpus.jsonl"))
+    ap.add_argument("--augment", action="store_true",
+                    help="score only corpus/augment_train.jsonl (train-only phrasings composed by "
+                         "corpus/tools/augment.py from lexicons written apart from the rules)")
     a = ap.parse_args()
     splits = set(a.split.split(","))
-    recs = [r for r in map(json.loads, open(a.corpus, encoding="utf-8")) if r["split"] in splits]
+    if a.augment:
+        path = ROOT / "corpus" / "augment_train.jsonl"
+        recs = list(map(json.loads, open(path, encoding="utf-8")))
+    else:
+        recs = [r for r in map(json.loads, open(a.corpus, encoding="utf-8")) if r["split"] in splits]
     scanner = Scanner(load_rules())
     pos_hits: dict[str, Counter] = defaultdict(Counter)
     neg_hits: dict[str, list[str]] = defaultdict(list)
@@ -89,7 +97,7 @@ def main() -> int:
             if a.family and fam != a.family:
                 continue
             for r in rs[: a.show_fn]:
-                print(f"  FN {fam} {r['id']} [{r['lang']}/{r['carrier']}]: {r['text'][:300]!r}")
+                print(f"  FN {fam} {r['id']} [{r['lang']}/{r['carrier']}]: {r['text'][:1200]!r}")
     return 0
 
 
