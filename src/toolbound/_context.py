@@ -67,6 +67,9 @@ class Context:
     # Strings that will reach the model: (json_pointer, text); filled by quarantine.
     strings: list[tuple[str, str]] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
+    # Every value of an object/array result is external: render quotes the data as one block
+    # (see toolbound._spanrender); set by quarantine.
+    whole: bool = False
     # External values that are not strings (numbers, booleans, null): no span, but not trusted.
     external_values: int = 0
     findings: list[Finding] = field(default_factory=list)
@@ -92,4 +95,5 @@ class Context:
         self.error_from_tool = False
         self.spans = []
         self.strings = []
+        self.whole = False
         self.render_spans = None

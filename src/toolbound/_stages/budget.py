@@ -187,8 +187,10 @@ def _over_budget(ctx: Context, enc: Encoder, enc_error: str | None, budget: int,
                        f"stored ({store_info.get('why', 'no store')}), so narrow the request to see more")
         return out
 
-    tr = Truncator(enc, span_text,
-                   span_cost=SPAN_COST * len(ctx.spans) / max(1, len(ctx.strings)) if ctx.spans else 0.0)
+    # A string quoted in its own block costs its placeholder and markers; in the whole-result block
+    # it costs only its JSON quotes.
+    tr = Truncator(enc, span_text, span_cost=(
+        SPAN_COST * len(ctx.spans) / max(1, len(ctx.strings)) if ctx.spans and not ctx.whole else 0.0))
 
     by_path = {s.path: s for s in ctx.spans}
 
@@ -359,7 +361,7 @@ def _page_tokens(ctx: Context, enc: Encoder, budget: int, payload: str) -> int:
         c = dataclasses.replace(
             ctx, envelope=Success.model_construct(ok=True, data=text), policy=pol, provenance=prov,
             spans=[Span(id="Q1", path="", text=text)], strings=[("", text)], findings=[],
-            external_values=0, render_spans=None, rendered=None, meta={}, notes=[],
+            external_values=0, whole=False, render_spans=None, rendered=None, meta={}, notes=[],
             nonce=STANDIN_NONCE)
         return enc.count(render.render(c, extra_lines=[page_line(marker)]))
 
