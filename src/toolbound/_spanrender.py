@@ -239,14 +239,17 @@ def whole_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render_whole(value: Any, spans: list[Span], mode: str, nonce: str) -> str:
+def render_whole(value: Any, spans: list[Span], mode: str, nonce: str, json_text: str | None = None) -> str:
     """The whole data as one quoted block (see the module docstring). ``spans`` are the spans whose
-    strings ``value`` shows (by path); ``reference`` mode replaces exactly those strings."""
+    strings ``value`` shows (by path); ``reference`` mode replaces exactly those strings.
+    ``json_text``: ``whole_json(value)`` when the caller has it already (not used in ``reference``
+    mode)."""
     if mode not in _MODE_LABEL:
         mode = "delimit"
     if mode == "reference":
         value = replace_strings(value, {s.path: reference(s) for s in spans})
-    text = whole_json(value)
+        json_text = None
+    text = whole_json(value) if json_text is None else json_text
     if mode == "encode":
         content = encode(text)
     else:

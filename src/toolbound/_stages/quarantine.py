@@ -26,11 +26,13 @@ def run(ctx: Context) -> None:
         spans: list[Span] = []
         external_values = 0
         internal = 0
-        for p, v, ext in ctx.policy.leaves(env.data):  # one walk, in document order
+        leaves = ctx.leaves if ctx.leaves is not None else ctx.policy.leaves(env.data)
+        ctx.leaves = None
+        for p, v, ext in leaves:  # document order
             if type(v) is str:
                 strings.append((p, v))
                 if ext:
-                    spans.append(Span(id="", path=p, text=v, provenance=prov))
+                    spans.append(Span(f"Q{len(spans) + 1}", p, v, [], "external", False, prov))
                 else:
                     internal += 1
             elif ext:

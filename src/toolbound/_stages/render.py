@@ -95,7 +95,9 @@ def render(ctx: Context, data: Any = None, extra_lines: list[str] | None = None)
         return "\n".join(lines)
     assert isinstance(env, Success)
     if whole:
-        lines.append(render_whole(shown, spans, mode, ctx.nonce))
+        # The canonical JSON coerce made is this very text while the data is unchanged.
+        known = ctx.meta.get("canonical") if shown is ctx.canonical_data else None
+        lines.append(render_whole(shown, spans, mode, ctx.nonce, known))
         return "\n".join(lines)
     # Span strings become <<Qn>> placeholders; keys and other strings are escaped so that nothing
     # outside a span can read as a boundary marker (see toolbound._spanrender).
