@@ -6,8 +6,11 @@
 Measures, on this machine:
 
 - exact token counting throughput (MB/s, tokens/s) on JSON and prose;
-- ``sanitize()`` of a typical 4 KB JSON result (p50, and the budget stage's share), and whether
-  it loads tiktoken (it must not: the byte-length shortcut decides);
+- ``sanitize()`` of typical 4 KB JSON results, all stages on (p50, p90, per-stage p50, tokens of the
+  rendering): an issue with no policy table (every string external, quoted as one block; it must not
+  load tiktoken: the byte-length shortcut decides), a helpdesk ticket under ``examples/policy.toml``
+  (two fields external, per-field blocks, 2,000-token budget), the issue under that policy file
+  (no table for the tool), and a list of many short fields with no policy (it must not be cut);
 - ``sanitize(max_tokens=2000)`` on results of 1 KB, 100 KB, 1 MB and 10 MB, JSON and text, with the
   default SQLite store in a temporary directory (storing and paginating the full payload
   included), per stage; the ratio between consecutive sizes shows that cost grows linearly
@@ -340,9 +343,21 @@ def economy_table() -> str:
     ty = res["typical_4kb"]
     c = res["counting"]
     m = res["memory_10mb"]
-    rows += ["", f"Typical {ty['json_bytes']:,}-byte JSON result: p50 {ty['sanitize_p50_us']:.0f} µs, of which the "
-             f"budget stage {ty['budget_stage_p50_us']:.0f} µs (it renders the final text; tiktoken is not loaded). "
-             f"Counting ({c['encoding']}): {c['json']['mb_per_s']} MB/s on JSON. Peak traced memory for 10 MB: "
+    rows += ["", "Typical results, `sanitize()` with every stage on (detection included):", "",
+             "| result | policy | bytes | spans | p50 µs | p90 µs | detect p50 µs | budget p50 µs | tokens shown | cut |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for label, case in (("issue (`get_issue`)", ty), ("ticket (`get_ticket`)", ty["with_policy"]),
+                        ("issue (`get_issue`)", ty["policy_no_table"]),
+                        ("52 short records (`search_issues`)", ty["many_fields"])):
+        pol = "none" if case["policy"] is None else f"`{case['policy']}`"
+        st = case["stages_p50_us"]
+        rows.append(f"| {label} | {pol} | {case['json_bytes']:,} | {case['spans']} | {case['sanitize_p50_us']:.0f} | "
+                    f"{case['sanitize_p90_us']:.0f} | {st['detect']:.0f} | {st['budget']:.0f} | "
+                    f"{case['model_tokens']:,} of {case['max_tokens']:,} | {'yes' if case['truncated'] else 'no'} |")
+    rows += ["", f"A result whose every value is external is quoted as one block, so its markers cost a few tokens "
+             f"per result, not per string; the no-policy issue "
+             f"{'loads' if ty['loads_tiktoken'] else 'does not load'} the tokenizer (its byte length decides). Counting ({c['encoding']}): "
+             f"{c['json']['mb_per_s']} MB/s on JSON. Peak traced memory for 10 MB: "
              f"{m['json']['peak_over_payload']}x (JSON), {m['text']['peak_over_payload']}x (text) the payload."]
     return "\n".join(rows)
 

@@ -165,7 +165,7 @@ def test_long_strings_are_cut_at_token_boundaries_with_a_marker():
     view = whole_view(text)
     assert view["id"] == "DOC-7" and [s.id for s in r.spans] == ["Q1", "Q2"]
     m = re.fullmatch(r"(.*)…\[\+([\d,]+) characters cut; toolbound_fetch_more has the rest\]", view["content"],
-                     flags=re.S)
+                     flags=re.DOTALL)
     assert m and int(m.group(2).replace(",", "")) > 200_000
     shown = m.group(1)
     assert doc["content"].startswith(shown) and len(shown) > 100

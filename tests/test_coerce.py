@@ -7,9 +7,12 @@ import pathlib
 import uuid
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import toolbound
+from toolbound._stages import coerce
 
 
 def data_of(raw, **kw):
@@ -214,11 +217,6 @@ def test_lone_surrogates_replaced():
 
 # --- the plain-JSON fast path gives exactly what the full conversion gives ------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from toolbound._stages import coerce  # noqa: E402
-
 _anything = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2 ** 300), max_value=2 ** 300)
     | st.floats(allow_nan=True, allow_infinity=True)
@@ -246,7 +244,7 @@ def test_plain_fast_path_matches_full_conversion(value, max_depth, max_len):
 def test_plain_fast_path_leaves_notes_and_limits_to_the_full_conversion():
     for raw in ({"a": float("nan")}, {"a": 2 ** 300}, {1: "x"}, {"a": "\ud800"}, {"\udc00": 1},
                 {"a": {1, 2}}, {"a": b"x"}):
-        data, r = data_of(raw)
+        _, r = data_of(raw)
         assert r.meta.get("notes"), raw
     r = toolbound.sanitize({"a": [[["deep"]]]}, max_depth=2)
     assert not r.ok and r.envelope.error.code == "invalid_output"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import toolbound
 from toolbound import _tokens
-from toolbound._tokens import BYTES, fits_by_bytes, get_encoder, load_encoder
+from toolbound._tokens import _SAFE_CUT, BYTES, fits_by_bytes, get_encoder, load_encoder
 
 ROOT = Path(__file__).resolve().parents[1]
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -224,8 +224,6 @@ def test_small_results_never_load_tiktoken():
 
 
 # --- count_capped: a prefix proves "over" without counting a long text to its end ------------------
-
-from toolbound._tokens import _SAFE_CUT  # noqa: E402
 
 
 def _long_texts() -> list[str]:

@@ -69,10 +69,10 @@ def run(ctx: Context) -> None:
         fs = by_path.get(path)
         if fs:
             s = score(text, fs)
+        elif text in clean_scores:
+            s = clean_scores[text]
         else:
-            s = clean_scores.get(text)
-            if s is None:
-                s = clean_scores[text] = score(text, [])
+            s = clean_scores[text] = score(text, [])
         if s >= threshold:
             scores[path] = round(s, 4)
             if fs:

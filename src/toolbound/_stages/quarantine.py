@@ -7,8 +7,9 @@ normalised) text, the result's provenance and the findings normalisation recorde
 A tool's own error message (as opposed to toolbound's catalogue message) is external too.
 
 When the result is an object or an array and every value in it is external (no policy selector
-covers any part of it as internal), ``ctx.whole`` is set: the spans stay one per string, but the data is rendered as one quoted block (see
-``toolbound._spanrender``) rather than one block per string.
+covers any part of it as internal), ``ctx.whole`` is set: the spans stay one per string, but the
+data is rendered as one quoted block (see ``toolbound._spanrender``) rather than one block per
+string.
 """
 
 from __future__ import annotations
