@@ -6,8 +6,11 @@
 Measures, on this machine:
 
 - exact token counting throughput (MB/s, tokens/s) on JSON and prose;
-- ``sanitize()`` of a typical 4 KB JSON result (p50, and the budget stage's share), and whether
-  it loads tiktoken (it must not: the byte-length shortcut decides);
+- ``sanitize()`` of typical 4 KB JSON results, all stages on (p50, p90, per-stage p50, tokens of the
+  rendering): an issue with no policy table (every string external, quoted as one block; it must not
+  load tiktoken: the byte-length shortcut decides), a helpdesk ticket under ``examples/policy.toml``
+  (two fields external, per-field blocks, 2,000-token budget), the issue under that policy file
+  (no table for the tool), and a list of many short fields with no policy (it must not be cut);
 - ``sanitize(max_tokens=2000)`` on results of 1 KB, 100 KB, 1 MB and 10 MB, JSON and text, with the
   default SQLite store in a temporary directory (storing and paginating the full payload
   included), per stage; the ratio between consecutive sizes shows that cost grows linearly
@@ -126,34 +129,80 @@ def bench_counting(reps: int) -> dict[str, Any]:
     return out
 
 
-def bench_typical(reps: int) -> dict[str, Any]:
-    import toolbound
+def typical_issue() -> dict[str, Any]:
+    """A ~3.4 KB issue-tracker result (tool ``get_issue``; no policy table: every string external)."""
+    return {"id": 4412, "key": "OPS-4412", "title": "Login fails after password reset", "status": "open",
+            "labels": ["bug", "auth", "p1"],
+            "comments": [{"id": i, "author": f"user{i}", "body": "I can reproduce this on staging; the "
+                          "session cookie is not refreshed after the reset flow. " * 2} for i in range(15)]}
 
-    doc = {"id": 4412, "key": "OPS-4412", "title": "Login fails after password reset", "status": "open",
-           "labels": ["bug", "auth", "p1"],
-           "comments": [{"id": i, "author": f"user{i}", "body": "I can reproduce this on staging; the session "
-                         "cookie is not refreshed after the reset flow. " * 2} for i in range(15)]}
-    size = len(json.dumps(doc, separators=(",", ":")))
+
+def typical_ticket() -> dict[str, Any]:
+    """A ~3.6 KB helpdesk ticket for ``get_ticket`` in ``examples/policy.toml`` (``/body`` and
+    ``/comments/*/text`` external, the rest internal; budget 2,000 tokens)."""
+    return {"ticket": 4412, "status": "open", "customer": "acme-corp", "assignee": "ops-oncall",
+            "subject": "Login fails after password reset",
+            "body": "After resetting my password I cannot log in: the page reloads and shows the login "
+                    "form again. Cleared cookies, tried two browsers. Please help, our team is blocked.",
+            "comments": [{"id": i, "author": f"agent{i}", "created": f"2026-05-18T03:{i:02d}:00Z",
+                          "text": "I can reproduce this on staging; the session cookie is not refreshed "
+                                  f"after the reset flow (attempt {i}). Workaround: clear the cookie and "
+                                  "log in again."} for i in range(15)]}
+
+
+def typical_list() -> dict[str, Any]:
+    """A ~4.6 KB search result of many short strings (tool ``search_issues``, no policy table):
+    one quarantined span per string made this one render over the default 8,000-token budget."""
+    return {"query": "login", "total": 52,
+            "items": [{"id": i, "key": f"OPS-{4400 + i}", "status": ("open", "closed")[i % 2],
+                       "assignee": f"user{i % 7}", "team": "auth"} for i in range(52)]}
+
+
+POLICY_FILE = ROOT / "examples" / "policy.toml"
+
+
+def _typical_case(reps: int, doc: Any, tool: str, policy: Any) -> dict[str, Any]:
+    import toolbound
+    from toolbound._tokens import get_encoder
+
     for _ in range(50):
-        toolbound.sanitize(doc, tool="get_issue")
+        toolbound.sanitize(doc, tool=tool, policy=policy)
     ts = []
     with _StageTimer() as st:
         for _ in range(reps):
             t = time.perf_counter()
-            r = toolbound.sanitize(doc, tool="get_issue")
+            r = toolbound.sanitize(doc, tool=tool, policy=policy)
             ts.append(time.perf_counter() - t)
+    ts.sort()
+    return {"json_bytes": len(json.dumps(doc, separators=(",", ":"))), "tool": tool,
+            "policy": None if policy is None else "examples/policy.toml",
+            "spans": len(r.spans), "truncated": r.meta["budget"]["truncated"],
+            "max_tokens": r.meta["budget"]["max_tokens"],
+            "model_tokens": get_encoder().count(r.to_model()),
+            "sanitize_p50_us": round(ts[len(ts) // 2] * 1e6, 1),
+            "sanitize_p90_us": round(ts[int(len(ts) * 0.9)] * 1e6, 1),
+            "stages_p50_us": {k: round(statistics.median(v) * 1e6, 1) for k, v in st.times.items()}}
+
+
+def bench_typical(reps: int) -> dict[str, Any]:
+    from toolbound._policyfile import load_policy
+
+    doc = typical_issue()
+    out = _typical_case(reps, doc, "get_issue", None)
+    out["budget_stage_p50_us"] = out["stages_p50_us"]["budget"]
+    out["render_stage_p50_us"] = out["stages_p50_us"]["render"]
     code = ("import sys, toolbound, json; doc = json.loads(sys.argv[1]); toolbound.sanitize(doc, tool='get_issue'); "
             "print('tiktoken' in sys.modules)")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
     loaded = subprocess.run([sys.executable, "-c", code, json.dumps(doc)], capture_output=True, text=True,
                             env=env).stdout.strip()
-    return {"json_bytes": size, "truncated": r.meta["budget"]["truncated"],
-            "sanitize_p50_us": round(statistics.median(ts) * 1e6, 1),
-            "sanitize_p90_us": round(sorted(ts)[int(len(ts) * 0.9)] * 1e6, 1),
-            "budget_stage_p50_us": round(statistics.median(st.times["budget"]) * 1e6, 1),
-            "render_stage_p50_us": round(statistics.median(st.times["render"]) * 1e6, 1),
-            "loads_tiktoken": loaded == "True"}
+    out["loads_tiktoken"] = loaded == "True"
+    pol = load_policy(POLICY_FILE)
+    out["with_policy"] = _typical_case(reps, typical_ticket(), "get_ticket", pol)
+    out["policy_no_table"] = _typical_case(reps, doc, "get_issue", pol)
+    out["many_fields"] = _typical_case(max(20, reps // 10), typical_list(), "search_issues", None)
+    return out
 
 
 def bench_sizes(quick: bool) -> dict[str, Any]:
@@ -224,6 +273,7 @@ def bench_memory() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--typical", action="store_true", help="only the typical 4 KB cases; writes nothing")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
     import toolbound
@@ -234,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         "budget_tokens": BUDGET,
     }
     res["typical_4kb"] = bench_typical(500 if args.quick else 3000)
+    if args.typical:
+        _print_typical(res["typical_4kb"])
+        return 0
     res["counting"] = bench_counting(3 if args.quick else 7)
     res["sizes"] = bench_sizes(args.quick)
     res["memory_10mb"] = bench_memory()
@@ -244,10 +297,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print(res: dict[str, Any]) -> None:
-    t = res["typical_4kb"]
-    print(f"typical {t['json_bytes']:,} B JSON: sanitize p50 {t['sanitize_p50_us']} us "
-          f"(budget stage {t['budget_stage_p50_us']} us, render {t['render_stage_p50_us']} us); "
-          f"loads tiktoken: {t['loads_tiktoken']}")
+    _print_typical(res["typical_4kb"])
+    _print_rest(res)
+
+
+def _print_typical(t: dict[str, Any]) -> None:
+    for label, c in (("no policy", t), ("policy", t["with_policy"]), ("policy, no table", t["policy_no_table"]),
+                     ("no policy, many short fields", t["many_fields"])):
+        print(f"typical {c['json_bytes']:,} B JSON ({label}, tool {c['tool']}, {c['spans']} spans): sanitize p50 "
+              f"{c['sanitize_p50_us']} us, p90 {c['sanitize_p90_us']} us; {c['model_tokens']} tokens "
+              f"(budget {c['max_tokens']}, truncated: {c['truncated']})")
+        print("    stages p50 us: " + ", ".join(f"{k} {v}" for k, v in c["stages_p50_us"].items()))
+    print(f"loads tiktoken (no policy): {t['loads_tiktoken']}")
+
+
+def _print_rest(res: dict[str, Any]) -> None:
     c = res["counting"]
     print(f"counting ({c['encoding']}, from {c['source']}, loaded in {c['load_seconds']} s): "
           f"JSON {c['json']['mb_per_s']} MB/s ({c['json']['tokens_per_s']:,} tokens/s), "
@@ -279,9 +343,21 @@ def economy_table() -> str:
     ty = res["typical_4kb"]
     c = res["counting"]
     m = res["memory_10mb"]
-    rows += ["", f"Typical {ty['json_bytes']:,}-byte JSON result: p50 {ty['sanitize_p50_us']:.0f} µs, of which the "
-             f"budget stage {ty['budget_stage_p50_us']:.0f} µs (it renders the final text; tiktoken is not loaded). "
-             f"Counting ({c['encoding']}): {c['json']['mb_per_s']} MB/s on JSON. Peak traced memory for 10 MB: "
+    rows += ["", "Typical results, `sanitize()` with every stage on (detection included):", "",
+             "| result | policy | bytes | spans | p50 µs | p90 µs | detect p50 µs | budget p50 µs | tokens shown | cut |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for label, case in (("issue (`get_issue`)", ty), ("ticket (`get_ticket`)", ty["with_policy"]),
+                        ("issue (`get_issue`)", ty["policy_no_table"]),
+                        ("52 short records (`search_issues`)", ty["many_fields"])):
+        pol = "none" if case["policy"] is None else f"`{case['policy']}`"
+        st = case["stages_p50_us"]
+        rows.append(f"| {label} | {pol} | {case['json_bytes']:,} | {case['spans']} | {case['sanitize_p50_us']:.0f} | "
+                    f"{case['sanitize_p90_us']:.0f} | {st['detect']:.0f} | {st['budget']:.0f} | "
+                    f"{case['model_tokens']:,} of {case['max_tokens']:,} | {'yes' if case['truncated'] else 'no'} |")
+    rows += ["", f"A result whose every value is external is quoted as one block, so its markers cost a few tokens "
+             f"per result, not per string; the no-policy issue "
+             f"{'loads' if ty['loads_tiktoken'] else 'does not load'} the tokenizer (its byte length decides). Counting ({c['encoding']}): "
+             f"{c['json']['mb_per_s']} MB/s on JSON. Peak traced memory for 10 MB: "
              f"{m['json']['peak_over_payload']}x (JSON), {m['text']['peak_over_payload']}x (text) the payload."]
     return "\n".join(rows)
 

@@ -1,5 +1,6 @@
 """The budget stage: never over budget, structure-aware truncation, summaries, handle, determinism."""
 
+import json
 import re
 
 import pytest
@@ -46,6 +47,13 @@ def span_body(text: str, qid: str) -> str:
     return m.group(1)
 
 
+def whole_view(text: str) -> object:
+    """The data shown in the one block quoting a whole result (the rendering's last lines)."""
+    m = re.search(r"\n<<data untrusted / ([0-9a-f]{12})>>\n([^\n]*)\n<<end data \1>>\Z", text)
+    assert m, text[-300:]
+    return json.loads(m.group(2))
+
+
 def normalise(text: str) -> str:
     """The rendering without its random parts (nonce, call id, handle)."""
     text = re.sub(r"tb_[A-Za-z0-9_-]{32}", "tb_H", text)
@@ -59,7 +67,7 @@ def test_small_result_is_untouched():
     r = toolbound.sanitize({"id": 1, "title": "hello"}, tool="t")
     assert r.handle is None and r.pages == 0
     assert r.meta["budget"] == {"max_tokens": budget_stage.DEFAULT_MAX_TOKENS, "truncated": False}
-    assert '"id": 1' in r.to_model()
+    assert whole_view(r.to_model()) == {"id": 1, "title": "hello"}
 
 
 def test_counted_when_bytes_cannot_decide_but_within_budget():
@@ -94,8 +102,9 @@ def test_one_megabyte_json_fits_2000_tokens_and_says_how_to_fetch_more():
     assert tokens(text) <= 2000
     assert r.meta["budget"]["tokens"] == tokens(text)
     # shape and ids
-    assert '"total": 3500' in text and '"id": 1' in text and '"id": 2' in text
-    assert '"title"' in text and '"status"' in text and '"body"' in text
+    view = whole_view(text)
+    assert view["total"] == 3500 and [it["id"] for it in view["items"][:2]] == [1, 2]
+    assert list(view["items"][0]) == ["id", "title", "status", "body"]
     assert "more items not shown; 3,500 in all" in text
     assert ("summary: object with 2 keys: total, items; items: list of 3,500 objects with keys "
             "id, title, status, body") in text
@@ -153,10 +162,20 @@ def test_long_strings_are_cut_at_token_boundaries_with_a_marker():
     r = toolbound.sanitize(doc, tool="get_doc", max_tokens=500, store=MemoryStore())
     text = r.to_model()
     assert tokens(text) <= 500
-    assert '"id": "<<Q1>>"' in text and "DOC-7" in text
-    m = re.search(r"…\[\+([\d,]+) characters cut; toolbound_fetch_more has the rest\]", text)
-    assert m and int(m.group(1).replace(",", "")) > 200_000
-    shown = span_body(text, "Q2").split("…[+")[0]
+    view = whole_view(text)
+    assert view["id"] == "DOC-7" and [s.id for s in r.spans] == ["Q1", "Q2"]
+    m = re.fullmatch(r"(.*)…\[\+([\d,]+) characters cut; toolbound_fetch_more has the rest\]", view["content"],
+                     flags=re.DOTALL)
+    assert m and int(m.group(2).replace(",", "")) > 200_000
+    shown = m.group(1)
+    assert doc["content"].startswith(shown) and len(shown) > 100
+    assert len(shown) + int(m.group(2).replace(",", "")) == len(doc["content"])
+    # Per field (the id internal), the cut string is quoted in its own block.
+    r = toolbound.sanitize(doc, tool="get_doc", max_tokens=500, store=MemoryStore(),
+                           policy=Policy(tools={"get_doc": {"external": ["/content"]}}))
+    text = r.to_model()
+    assert tokens(text) <= 500 and '"id": "DOC-7", "content": "<<Q1>>"' in text
+    shown = span_body(text, "Q1").split("…[+")[0]
     assert doc["content"].startswith(shown) and len(shown) > 100
 
 
@@ -183,10 +202,28 @@ def test_truncation_is_deterministic():
 # --- spans ----------------------------------------------------------------------------------------
 
 
-def test_elided_spans_are_not_rendered_and_cut_spans_render_the_cut_text():
+def test_whole_block_view_is_cut_json_and_spans_stay_complete():
     data = {"items": [{"id": i, "note": f"note number {i} " + "x" * (3000 if i == 0 else 10)}
                       for i in range(400)]}
     r = toolbound.sanitize(data, tool="t", max_tokens=800, store=MemoryStore())
+    text = r.to_model()
+    assert tokens(text) <= 800 == r.meta["budget"]["max_tokens"] and r.meta["budget"]["truncated"]
+    assert len(r.spans) == 400 and r.spans[-1].path == "/items/399/note"  # the record stays complete
+    view = whole_view(text)
+    shown, marker = view["items"][:-1], view["items"][-1]
+    assert 1 < len(shown) < 400
+    assert marker == f"[toolbound: {400 - len(shown)} more items not shown; 400 in all]"
+    assert [it["id"] for it in shown] == list(range(len(shown)))
+    assert "characters cut" in shown[0]["note"] and shown[0]["note"].startswith("note number 0 xxx")
+    assert all(it == data["items"][i] for i, it in enumerate(shown) if i)
+    assert "UNTRUSTED: this whole result" in text and "<<Q" not in text
+
+
+def test_elided_spans_are_not_rendered_and_cut_spans_render_the_cut_text():
+    data = {"items": [{"id": i, "note": f"note number {i} " + "x" * (3000 if i == 0 else 10)}
+                      for i in range(400)]}
+    r = toolbound.sanitize(data, tool="t", max_tokens=800, store=MemoryStore(),
+                           policy=Policy(tools={"t": {"internal": ["/items/*/id"]}}))
     text = r.to_model()
     assert tokens(text) <= 800
     assert len(r.spans) == 400  # the record of external content stays complete

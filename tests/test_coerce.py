@@ -7,9 +7,12 @@ import pathlib
 import uuid
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import toolbound
+from toolbound._stages import coerce
 
 
 def data_of(raw, **kw):
@@ -210,3 +213,40 @@ def test_lone_surrogates_replaced():
     data, r = data_of({"s": "a\ud800b", "k\udfff": 1})
     assert data["s"] == "a\ufffdb"
     assert "k\ufffd" in data
+
+
+# --- the plain-JSON fast path gives exactly what the full conversion gives ------------------------
+
+_anything = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2 ** 300), max_value=2 ** 300)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=12)
+    | st.binary(max_size=4) | st.sampled_from([decimal.Decimal("1.5"), uuid.UUID(int=7)]),
+    lambda kids: (st.lists(kids, max_size=4) | st.tuples(kids, kids) | st.frozensets(st.integers(), max_size=3)
+                  | st.dictionaries(st.text(max_size=5) | st.integers() | st.none(), kids, max_size=4)),
+    max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_anything, st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=20))
+def test_plain_fast_path_matches_full_conversion(value, max_depth, max_len):
+    r = toolbound.sanitize(None, max_depth=max_depth, max_string_length=max_len)
+    ctx = r._ctx
+    try:
+        fast = coerce._plain(value, 0, max_depth, max_len)
+    except coerce._NotPlain:
+        return
+    ctx.notes = []
+    assert coerce._conv(ctx, value, "", 0, {}) == fast and ctx.notes == []
+    assert fast is not value or not isinstance(value, (dict, list))  # a copy, never the caller's object
+
+
+def test_plain_fast_path_leaves_notes_and_limits_to_the_full_conversion():
+    for raw in ({"a": float("nan")}, {"a": 2 ** 300}, {1: "x"}, {"a": "\ud800"}, {"\udc00": 1},
+                {"a": {1, 2}}, {"a": b"x"}):
+        _, r = data_of(raw)
+        assert r.meta.get("notes"), raw
+    r = toolbound.sanitize({"a": [[["deep"]]]}, max_depth=2)
+    assert not r.ok and r.envelope.error.code == "invalid_output"
+    r = toolbound.sanitize({"a": "x" * 50}, max_string_length=10)
+    assert not r.ok and r.envelope.error.code == "result_too_large"

@@ -55,7 +55,10 @@ def test_untrusted_result_gets_no_structured_content_by_default():
     assert "structuredContent" not in _wire(ctr)
     # the raw body reaches the text only inside its quarantine markers
     text = ctr.content[0].text
-    assert "<<Q1" in text and '"body": "<<Q1>>"' in text
+    nonce = r._ctx.nonce
+    assert text.endswith(f'\n<<data untrusted / {nonce}>>\n{json.dumps(TICKET, separators=(",", ":"))}\n'
+                         f"<<end data {nonce}>>")
+    assert text.count(TICKET["body"]) == 1
     always = to_call_tool_result(r, structured="always")
     assert always.structured_content == TICKET
     trusted_never = to_call_tool_result(toolbound.sanitize({"a": 1}, tool="clean", policy=TRUSTED),

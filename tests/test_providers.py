@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -51,7 +52,10 @@ def test_same_rendering_everywhere(ok, failed):
                  to_anthropic_tool_result(r, "a")["content"][0]["text"]}
         assert texts == {r.to_model()}
     # the injected body is quarantined in every format
-    assert "<<Q1" in ok.to_model()
+    text = ok.to_model()
+    nonce = ok._ctx.nonce
+    block = re.search(rf"\n<<data untrusted / {nonce}>>\n(.*)\n<<end data {nonce}>>\Z", text)
+    assert block and "Ignore prior" in block.group(1) and text.count("Ignore prior") == 1
     assert "status=error code=not_found" in to_openai_tool_message(failed, "a")["content"]
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import toolbound
 from toolbound import _tokens
-from toolbound._tokens import BYTES, fits_by_bytes, get_encoder, load_encoder
+from toolbound._tokens import _SAFE_CUT, BYTES, fits_by_bytes, get_encoder, load_encoder
 
 ROOT = Path(__file__).resolve().parents[1]
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -221,3 +221,40 @@ def test_small_results_never_load_tiktoken():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+# --- count_capped: a prefix proves "over" without counting a long text to its end ------------------
+
+
+def _long_texts() -> list[str]:
+    import json as _json
+
+    prose = "The quick brown fox jumps over the lazy dog; it's 42 times faster.\n" * 4000
+    data = _json.dumps([{"id": i, "title": f"Issue {i}: login fails", "body": "steps to reproduce " * 5}
+                        for i in range(3000)], separators=(",", ":"))
+    code = "def f(x):\n    return x  # /path/to\n\n/* c */\n" * 3000
+    return [prose, data, code, "x" * 200_000]
+
+
+@pytest.mark.parametrize("limit", [50, 2000, 8000])
+def test_count_capped_is_exact_or_a_lower_bound_over_the_limit(limit):
+    enc = get_encoder()
+    for text in _long_texts():
+        n, exact = enc.count_capped(text, limit)
+        full = enc.count(text)
+        if exact:
+            assert n == full
+        else:
+            assert limit < n <= full
+    short = "hello world"
+    assert enc.count_capped(short, 1) == (enc.count(short), True)
+
+
+def test_safe_cuts_split_the_count_exactly():
+    enc = get_encoder()
+    for text in _long_texts()[:3]:
+        text = text[:30_000]
+        cuts = [m.end() for m in _SAFE_CUT.finditer(text)][::97]
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        assert "".join(pieces) == text and len(pieces) > 3
+        assert sum(enc.count(p) for p in pieces) == enc.count(text)

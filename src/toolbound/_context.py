@@ -16,7 +16,7 @@ from toolbound._provenance import Provenance
 from toolbound._types import Finding
 
 
-@dataclass
+@dataclass(slots=True)
 class Span:
     """One quarantined string: content an outside party can influence.
 
@@ -67,6 +67,15 @@ class Context:
     # Strings that will reach the model: (json_pointer, text); filled by quarantine.
     strings: list[tuple[str, str]] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
+    # The data's leaves as (json_pointer, value, external) after normalisation, left by normalize for
+    # quarantine (one walk of the policy trie instead of two); None: quarantine walks the data.
+    leaves: list[tuple[str, Any, bool]] | None = None
+    # The data object whose canonical JSON is ``meta["canonical"]`` (set by coerce; normalisation and
+    # redaction replace the data with a new object, so identity says whether it is still current).
+    canonical_data: Any = None
+    # Every value of an object/array result is external: render quotes the data as one block
+    # (see toolbound._spanrender); set by quarantine.
+    whole: bool = False
     # External values that are not strings (numbers, booleans, null): no span, but not trusted.
     external_values: int = 0
     findings: list[Finding] = field(default_factory=list)
@@ -92,4 +101,5 @@ class Context:
         self.error_from_tool = False
         self.spans = []
         self.strings = []
+        self.whole = False
         self.render_spans = None

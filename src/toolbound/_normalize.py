@@ -302,7 +302,8 @@ _STRUCT = re.compile(
 # Text shaped like a toolbound boundary marker; flagged only (the renderer escapes it), so it is
 # scanned on its own after the edits above and may overlap anything.
 _MARK = re.compile(
-    rf"{_A}(?:{_A}){{0,3}}[ \t]{{0,4}}(?:end[ \t]{{1,4}})?[QＱ][0-9]{{1,6}}"
+    rf"{_A}(?:{_A}){{0,3}}[ \t]{{0,4}}(?:(?:end[ \t]{{1,4}})?[QＱ][0-9]{{1,6}}|end[ \t]{{1,4}}data\b"
+    rf"|data[ \t]{{1,4}}untrusted\b)"
     rf"(?:[^\n<>]{{0,80}}?{_CLOSE}{{1,2}})?",
     re.IGNORECASE,
 )

@@ -359,10 +359,19 @@ def _all_leaves(node: Any, path: str, ext: bool, out: list[tuple[str, Any, bool]
     t = type(node)
     if t is dict:
         for k, v in node.items():
-            _all_leaves(v, path + "/" + _tok(k), ext, out)
+            p = path + "/" + (k if ("~" not in k and "/" not in k) else escape_token(k))
+            tv = type(v)
+            if tv is dict or tv is list:
+                _all_leaves(v, p, ext, out)
+            else:  # a leaf: no call deeper
+                out.append((p, v, ext))
     elif t is list:
         for i, v in enumerate(node):
-            _all_leaves(v, f"{path}/{i}", ext, out)
+            tv = type(v)
+            if tv is dict or tv is list:
+                _all_leaves(v, f"{path}/{i}", ext, out)
+            else:
+                out.append((f"{path}/{i}", v, ext))
     else:
         out.append((path, node, ext))
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import threading
 import types
 from dataclasses import dataclass
@@ -125,6 +126,40 @@ class Encoder:
         while out and not text.endswith(out):  # pragma: no cover - defensive
             out = out[1:]
         return out if self.count(out) <= n else self.tail(out, n - 1)
+
+    def count_capped(self, text: str, limit: int) -> tuple[int, bool]:
+        """``(count(text), True)``, or ``(n, False)`` with ``limit < n <= count(text)`` when counting
+        a prefix already proves the text has more than ``limit`` tokens (a long text over a budget
+        is then not counted to its end).
+
+        The prefix is counted in chunks cut where the encoding's pre-tokenizer always splits
+        (see :data:`_SAFE_CUT`), so the chunks' counts add up to the count of the text they cover.
+        Only ``cl100k_base`` and ``o200k_base`` are cut; other encodings count the whole text.
+        """
+        if self.encoding is None or self.name not in _SPLITTABLE:
+            return self.count(text), True
+        step = max(_MIN_CHUNK, limit * 5)
+        if len(text) <= step + step // 2:
+            return self.count(text), True
+        total, pos = 0, 0
+        while len(text) - pos > step + step // 2:
+            m = _SAFE_CUT.search(text, pos + step, pos + step + _MIN_CHUNK)
+            if m is None:
+                break
+            total += len(self.encoding.encode_ordinary(text[pos:m.end()]))
+            pos = m.end()
+            if total > limit:
+                return total, False
+        return self.count(text), True  # within the limit so far: the exact count of the whole text
+
+
+# Where cl100k_base's and o200k_base's pre-tokenizers always split, whatever surrounds the place:
+# between an ASCII letter and a space followed by an ASCII letter ("word| word"), and after a
+# newline followed by neither whitespace nor "/" ("...}\n|{..."). No pre-token spans either place,
+# so the count of a text is the sum of the counts of its pieces cut there.
+_SAFE_CUT = re.compile(r"[A-Za-z](?= [A-Za-z])|\n(?=[^\s/])")
+_SPLITTABLE = ("cl100k_base", "o200k_base")
+_MIN_CHUNK = 8192
 
 
 # Byte counting: a sound upper bound of any BPE encoding's token count (each token >= 1 byte).

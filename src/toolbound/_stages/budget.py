@@ -10,13 +10,21 @@ measures it, metadata lines included:
 1. at most ``budget`` UTF-8 bytes: within budget, nothing counted, no tokenizer loaded (a token is
    at least one byte);
 2. otherwise the text is counted exactly with the tokenizer (``toolbound._tokens``), unless its
-   size alone proves it is over (more than ``budget * longest token`` bytes);
+   size alone proves it is over (more than ``budget * longest token`` bytes) or counting a prefix
+   of a long text already does (``Encoder.count_capped``: it stops once over);
 3. over budget: the full payload (its canonical JSON) is stored under a handle in pages
    (``toolbound._store``), and the model gets a structure-aware view (``toolbound._truncate``)
    plus a one-line summary (``toolbound._summary``) and a line saying how to fetch the rest with
    the ``toolbound_fetch_more`` tool. The view is grown or shrunk until the exact count of the
    final text fits; with a tiny budget only the summary and the handle remain, and as a last
    resort the metadata text itself is cut at a token boundary.
+
+The search for the largest view that fits counts few renderings: the first allowance is the
+budget less the fixed lines, the next is predicted from the measured tokens per allowance unit
+(secant), and once one view fits and one does not, the next is interpolated between them; it
+stops at the first view within 95-100% of the budget. A text rendered twice (views often stop
+changing between close allowances) is counted once. The final text is counted exactly once, with
+its real nonce, call id and handle, and that count is the one reported.
 
 Quarantined spans whose strings are left out of the view are not rendered; spans whose strings
 are cut render the cut text (``ctx.render_spans``). ``ctx.spans`` stays complete: it is the
@@ -126,9 +134,14 @@ def run(ctx: Context) -> None:
     enc, enc_error = _encoder(ctx)
     nbytes = len(text.encode("utf-8"))
     tokens = None
+    at_least = None
     if nbytes <= budget * enc.max_token_bytes:
-        tokens = enc.count(text)
-        if tokens <= budget:
+        n, exact = enc.count_capped(text, budget)
+        if exact:
+            tokens = n
+        else:
+            at_least = n
+        if tokens is not None and tokens <= budget:
             ctx.rendered = text
             ctx.meta["encoding"] = enc.name
             ctx.meta["budget"] = {"max_tokens": budget, "tokens": tokens, "truncated": False,
@@ -136,7 +149,7 @@ def run(ctx: Context) -> None:
             if enc_error:
                 ctx.meta["budget"]["encoding_error"] = enc_error
             return
-    _over_budget(ctx, enc, enc_error, budget, source, page, tokens, nbytes)
+    _over_budget(ctx, enc, enc_error, budget, source, page, tokens, nbytes, at_least)
 
 
 def _encoder(ctx: Context) -> tuple[Encoder, str | None]:
@@ -151,7 +164,8 @@ def _encoder(ctx: Context) -> tuple[Encoder, str | None]:
 
 
 def _over_budget(ctx: Context, enc: Encoder, enc_error: str | None, budget: int, source: str,
-                 page: PageInfo | None, tokens: int | None, nbytes: int | None) -> None:
+                 page: PageInfo | None, tokens: int | None, nbytes: int | None,
+                 at_least: int | None = None) -> None:
     from toolbound._summary import Summary, summarize
     from toolbound._truncate import Truncator
 
@@ -187,8 +201,10 @@ def _over_budget(ctx: Context, enc: Encoder, enc_error: str | None, budget: int,
                        f"stored ({store_info.get('why', 'no store')}), so narrow the request to see more")
         return out
 
-    tr = Truncator(enc, span_text,
-                   span_cost=SPAN_COST * len(ctx.spans) / max(1, len(ctx.strings)) if ctx.spans else 0.0)
+    # A string quoted in its own block costs its placeholder and markers; in the whole-result block
+    # it costs only its JSON quotes.
+    tr = Truncator(enc, span_text, span_cost=(
+        SPAN_COST * len(ctx.spans) / max(1, len(ctx.strings)) if ctx.spans and not ctx.whole else 0.0))
 
     by_path = {s.path: s for s in ctx.spans}
 
@@ -201,28 +217,33 @@ def _over_budget(ctx: Context, enc: Encoder, enc_error: str | None, budget: int,
             data = OMITTED
         return view, render.render(ctx, data=data, extra_lines=lines(h, view.describe()))
 
-    final, view_desc = None, "summary and handle only"
+    count = _Counts(enc)
+    final, final_tokens, view_desc = None, 0, "summary and handle only"
     if value is not None:
-        best = _search(ctx, enc, budget, build)
+        best = _search(ctx, count, budget, build)
         if best is not None:
             alloc = best
             for _ in range(6):  # the real nonce, call id and handle: count again
                 view, text = build(alloc, handle)
-                if enc.count(text) <= budget:
-                    final, view_desc = text, view.describe()
+                t = count(text)
+                if t <= budget:
+                    final, final_tokens, view_desc = text, t, view.describe()
                     break
                 alloc = int(alloc * 0.85)
                 if alloc < 1:
                     break
     if final is None:
-        final = _minimal(ctx, enc, budget, lines, env, handle, pages)
-    final_tokens = enc.count(final)
+        final = _minimal(ctx, count, budget, lines, env, handle, pages)
+        final_tokens = count(final)
     ctx.rendered = final
     ctx.handle = handle
     ctx.pages = pages
     ctx.meta["encoding"] = enc.name
     if tokens is not None:
         why = f"the result renders to {tokens:,} tokens ({enc.name})"
+    elif at_least is not None:
+        why = (f"the result renders to {nbytes:,} bytes, and more than {at_least:,} tokens "
+               f"({enc.name}) in its first part alone")
     elif nbytes is not None:
         why = (f"the result renders to {nbytes:,} bytes, so at least "
                f"{-(-nbytes // enc.max_token_bytes):,} tokens ({enc.name})")
@@ -233,6 +254,7 @@ def _over_budget(ctx: Context, enc: Encoder, enc_error: str | None, budget: int,
         "max_tokens": budget, "source": source, "tokens": final_tokens, "truncated": True,
         "reason": f"{why}, over the budget of {budget:,} tokens ({source})",
         "encoding": enc.name, "original_tokens": tokens, "original_bytes": nbytes,
+        "original_tokens_at_least": at_least if tokens is None else tokens,
         "payload_chars": len(payload),
         "view": view_desc, "summary": summ.detail, "handle": handle, "pages": pages,
     }
@@ -263,43 +285,60 @@ def _standins(ctx: Context) -> Iterator[None]:
         ctx.provenance.call_id = call
 
 
-def _search(ctx: Context, enc: Encoder, budget: int, build: Any) -> int | None:
+class _Counts:
+    """Exact token counts of one call's renderings, each distinct text counted once."""
+
+    def __init__(self, enc: Encoder) -> None:
+        self.enc = enc
+        self.memo: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        n = self.memo.get(text)
+        if n is None:
+            n = self.memo[text] = self.enc.count(text)
+        return n
+
+
+def _search(ctx: Context, count: _Counts, budget: int, build: Any) -> int | None:
     """The largest allowance (estimated tokens) whose rendering fits, found with stand-ins for
-    the random parts (so the same input gives the same view)."""
+    the random parts (so the same input gives the same view). See the module docstring."""
     with _standins(ctx):
         _, empty = build(0, STANDIN_HANDLE)
-        overhead = min(enc.count(empty), budget)
+        overhead = min(count(empty), budget)
+        target = budget * 0.97 - overhead
         alloc = max(8, budget - overhead)
         lo: int | None = None
         hi: int | None = None
+        t_lo = t_hi = 0
         for _ in range(MAX_ITERS):
             _, text = build(alloc, STANDIN_HANDLE)
-            t = enc.count(text)
+            t = count(text)
             if t <= budget:
-                lo = alloc if lo is None else max(lo, alloc)
+                if lo is None or alloc > lo:
+                    lo, t_lo = alloc, t
                 if t >= budget * 0.95:
                     break
-            else:
-                hi = alloc if hi is None else min(hi, alloc)
-            target = budget * 0.97 - overhead
-            scale = target / max(1, t - overhead)
-            if hi is None:
-                nxt = int(alloc * min(4.0, max(1.15, scale)))
-            elif lo is None:
-                nxt = int(alloc * min(0.9, max(0.25, scale)))
+            elif hi is None or alloc < hi:
+                hi, t_hi = alloc, t
+            if lo is None:  # all over so far: shrink by the measured ratio
+                assert hi is not None
+                nxt = int(alloc * min(0.9, max(0.25, target / max(1, t - overhead))))
                 if nxt < 1:
                     break
-            else:
-                if hi - lo <= max(2, lo // 25):
+            elif hi is None:  # all within so far: grow by the measured ratio (at least a little)
+                nxt = int(alloc * min(4.0, max(1.02, target / max(1, t - overhead))))
+            else:  # bracketed: interpolate towards the target, strictly inside (lo, hi)
+                if hi - lo <= max(2, lo // 50):
                     break
-                nxt = (lo + hi) // 2
+                frac = (budget * 0.97 - t_lo) / max(1, t_hi - t_lo)
+                nxt = min(hi - 1, max(lo + 1, lo + int((hi - lo) * frac)))
             if nxt == alloc:
                 break
             alloc = nxt
         return lo
 
 
-def _minimal(ctx: Context, enc: Encoder, budget: int, lines: Any, env: Any,
+def _minimal(ctx: Context, count: _Counts, budget: int, lines: Any, env: Any,
              handle: str | None, pages: int) -> str:
     """Summary and handle only; then the handle only; then the header and a compact handle line;
     as a last resort that text cut at a token boundary. No quoted content is shown."""
@@ -316,21 +355,21 @@ def _minimal(ctx: Context, enc: Encoder, budget: int, lines: Any, env: Any,
                "truncated to fit the token budget; the full result could not be stored")
     for extra in (full, page_part + full[-1:], page_part + [compact]):
         text = render.render(ctx, data=data, extra_lines=extra)
-        if enc.count(text) <= budget:
+        if count(text) <= budget:
             return text
     text = "\n".join([render.header(ctx), *page_part, compact])
-    if enc.count(text) <= budget:
+    if count(text) <= budget:
         return text
     # Last resort: the handle line stays whole; the header (and page line) are cut to make room.
     tail = "\n" + compact
-    room = budget - enc.count(tail) - 1
+    room = budget - count(tail) - 1
     head = "\n".join([render.header(ctx), *page_part])
     while room > 0:
-        cut = enc.head(head, room) + tail
-        if enc.count(cut) <= budget:
+        cut = count.enc.head(head, room) + tail
+        if count(cut) <= budget:
             return cut
         room -= 2
-    return enc.head(compact, budget)
+    return count.enc.head(compact, budget)
 
 
 # --- storing --------------------------------------------------------------------------------------
@@ -359,7 +398,7 @@ def _page_tokens(ctx: Context, enc: Encoder, budget: int, payload: str) -> int:
         c = dataclasses.replace(
             ctx, envelope=Success.model_construct(ok=True, data=text), policy=pol, provenance=prov,
             spans=[Span(id="Q1", path="", text=text)], strings=[("", text)], findings=[],
-            external_values=0, render_spans=None, rendered=None, meta={}, notes=[],
+            external_values=0, whole=False, render_spans=None, rendered=None, meta={}, notes=[],
             nonce=STANDIN_NONCE)
         return enc.count(render.render(c, extra_lines=[page_line(marker)]))
 

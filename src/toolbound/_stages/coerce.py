@@ -175,7 +175,69 @@ def _clean_str(ctx: Context, s: str, path: str) -> str:
 
 
 def _to_json(ctx: Context, value: Any) -> Any:
-    return _conv(ctx, value, "", 0, {})
+    try:
+        return _plain(value, 0, ctx.options.max_depth, ctx.options.max_string_length)
+    except _NotPlain:
+        return _conv(ctx, value, "", 0, {})
+
+
+class _NotPlain(Exception):
+    """Internal: the value needs the full conversion (a note, a rejection, or a non-JSON type)."""
+
+
+_NOT_PLAIN = _NotPlain()
+
+
+def _plain(v: Any, depth: int, max_depth: int, max_len: int) -> Any:
+    """A copy of ``v`` when it is already plain JSON that :func:`_conv` would return unchanged and
+    without a note (dicts with string keys, lists, strings within the length limit and without
+    lone surrogates, finite floats, ints up to 256 bits, booleans, null); else :class:`_NotPlain`.
+    No paths are built: most tool output takes this path."""
+    t = type(v)
+    if t is dict:
+        if depth >= max_depth:
+            raise _NOT_PLAIN
+        out = {}
+        for k, x in v.items():
+            if type(k) is not str or len(k) > max_len or not (k.isascii() or _utf8_ok(k)):
+                raise _NOT_PLAIN
+            out[k] = _plain_item(x, depth, max_depth, max_len)
+        return out
+    if t is list or t is tuple:
+        if depth >= max_depth:
+            raise _NOT_PLAIN
+        return [_plain_item(x, depth, max_depth, max_len) for x in v]
+    return _plain_item(v, depth - 1, max_depth, max_len)
+
+
+def _plain_item(x: Any, depth: int, max_depth: int, max_len: int) -> Any:
+    """:func:`_plain` of a member of a container at ``depth`` (scalars without a call deeper)."""
+    tx = type(x)
+    if tx is str:
+        if len(x) > max_len or not (x.isascii() or _utf8_ok(x)):
+            raise _NOT_PLAIN
+        return x
+    if tx is int:
+        if x.bit_length() > 256:
+            raise _NOT_PLAIN
+        return x
+    if x is None or tx is bool:
+        return x
+    if tx is float:
+        if not math.isfinite(x):
+            raise _NOT_PLAIN
+        return x
+    if tx is dict or tx is list or tx is tuple:
+        return _plain(x, depth + 1, max_depth, max_len)
+    raise _NOT_PLAIN
+
+
+def _utf8_ok(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _conv(ctx: Context, v: Any, path: str, depth: int, active: dict[int, str]) -> Any:
@@ -320,4 +382,5 @@ def _check_size(ctx: Context) -> None:
             f"{limit:,} (option max_bytes)"))
         return
     ctx.meta["canonical"] = text
+    ctx.canonical_data = env.data
 

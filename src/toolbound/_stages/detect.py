@@ -7,33 +7,72 @@ A string's findings are kept when the string's score reaches the effective thres
 not reported, so a single stray word never becomes a finding that drives an action. Findings from
 normalisation (invisible characters, template tokens, hidden HTML) are always kept. Kept findings
 are attached to their span (by path) and to ``ctx.findings``.
+
+Within one call, a text that occurs in several fields (the same comment body, status or label
+repeated down a list) is scanned and scored once: scanning and scoring are pure functions of the
+text, so its findings are copied to each path (:func:`scan_all` gives exactly what
+``scan_strings`` gives). The cross-field scan still sees every field in order.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Sequence
 
 from toolbound._context import Context
 from toolbound._types import Finding
 
 
+def scan_all(items: Sequence[tuple[str, str]]) -> list[Finding]:
+    """``scan_strings(items)``, in the same order, scanning each distinct text once."""
+    from toolbound._detect import api
+
+    cross = getattr(api, "_cross_field", None)
+    if len(items) < 2 or cross is None:
+        return api.scan_strings(items)
+    texts = [t for _, t in items]
+    if len(set(texts)) == len(texts):
+        return api.scan_strings(items)
+    from toolbound._detect.engine import get_scanner
+
+    seen: dict[str, list[Finding]] = {}
+    out: list[Finding] = []
+    for path, text in items:
+        found = seen.get(text)
+        if found is None:
+            found = seen[text] = api.scan_strings([(path, text)])  # one item: no cross-field part
+            out.extend(found)
+        else:
+            out.extend(f.at(path) for f in found)
+    out.extend(cross(get_scanner(), [p for p, _ in items], texts))
+    return out
+
+
 def run(ctx: Context) -> None:
     if not ctx.strings:
         return
-    from toolbound._detect.api import default_threshold, scan_strings
+    from toolbound._detect.api import default_threshold
     from toolbound._detect.score import score
 
     threshold = ctx.policy.threshold if ctx.policy.threshold is not None else default_threshold()
-    texts = dict(ctx.strings)
-    by_path: dict[str, list[Finding]] = defaultdict(list)
-    for f in scan_strings(ctx.strings):
-        by_path[f.path].append(f)
+    by_path: dict[str, list[Finding]] = {}
+    for f in scan_all(ctx.strings):
+        fs = by_path.get(f.path)
+        if fs is None:
+            by_path[f.path] = [f]
+        else:
+            fs.append(f)
     kept: list[Finding] = []
     scores: dict[str, float] = {}
+    clean_scores: dict[str, float] = {}  # text -> score without findings (the common case)
     below = 0
     for path, text in ctx.strings:
         fs = by_path.get(path)
-        s = score(text, fs or [])
+        if fs:
+            s = score(text, fs)
+        elif text in clean_scores:
+            s = clean_scores[text]
+        else:
+            s = clean_scores[text] = score(text, [])
         if s >= threshold:
             scores[path] = round(s, 4)
             if fs:
@@ -45,7 +84,7 @@ def run(ctx: Context) -> None:
         elif fs:
             below += len(fs)
     ctx.meta["detection"] = {"threshold": threshold, "flagged_paths": scores, "weak_findings_dropped": below,
-                             "strings_scanned": len(texts)}
+                             "strings_scanned": len({p for p, _ in ctx.strings})}
     ctx.findings.extend(kept)
     if kept:
         spans = {s.path: s for s in ctx.spans}

@@ -10,6 +10,10 @@ envelope (so ``structuredContent`` and the model text agree); the findings (stag
 
 Internal strings are left exactly as they are. The payload hash in provenance is taken from the
 coerced payload before this stage (``ctx.meta["canonical"]``).
+
+Within one call each distinct text is normalised once (``normalize_text`` is a pure function of
+the text and the field's options). The walk over the data's leaves is kept, with the normalised
+values, for the quarantine stage (``ctx.leaves``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from toolbound._context import Context
 from toolbound._envelope import ErrorInfo, Failure, Success
 from toolbound._jsonutil import replace_strings
 from toolbound._normalize import normalize_text
+from toolbound._types import Finding
 
 EMPTY_MESSAGE = "(the tool's error message was empty after invisible characters were removed)"
 
@@ -29,15 +34,27 @@ def run(ctx: Context) -> None:
     changed = 0
     if isinstance(env, Success):
         changes: dict[str, str] = {}
-        for path, text in pol.external_strings(env.data):
-            new, findings = normalize_text(text, html=pol.is_html(path), allow_domains=allow)
+        leaves = pol.leaves(env.data)
+        done: dict[tuple[str, bool], tuple[str, list[Finding]]] = {}
+        html_any = pol.html is not False
+        for i, (path, text, ext) in enumerate(leaves):
+            if not ext or type(text) is not str:
+                continue
+            html = html_any and pol.is_html(path)
+            key = (text, html)
+            got = done.get(key)
+            if got is None:
+                got = done[key] = normalize_text(text, html=html, allow_domains=allow)
+            new, findings = got
             if findings:
                 ctx.findings.extend(f.at(path) for f in findings)
             if new != text:
                 changes[path] = new
+                leaves[i] = (path, new, ext)
         if changes:
             ctx.envelope = Success.model_construct(ok=True, data=replace_strings(env.data, changes))
             changed = len(changes)
+        ctx.leaves = leaves
     elif isinstance(env, Failure) and ctx.error_from_tool:
         path = "/error/message"
         text = env.error.message
