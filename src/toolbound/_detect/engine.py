@@ -34,6 +34,7 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
+from toolbound._detect.needs import Needs, check_view, required_literals, satisfied
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
@@ -112,6 +113,12 @@ class Scanner:
                 regex.compile("|".join(f"(?:{p})" for p in self.rules[i].patterns), flags))
             for i in self._pattern_rules}
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
+        # Literals each pattern cannot match without (see needs.py): a window lacking them skips the
+        # pattern; a multi-pattern rule runs the alternation of only the patterns that can match.
+        self._needs: dict[int, tuple[Needs, ...]] = {
+            i: tuple(required_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
+        self._subsets: dict[tuple[int, tuple[int, ...]], Any] = {}
+        self._flags = flags
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}
         req_rules: dict[str, set[int]] = {}
@@ -209,6 +216,16 @@ class Scanner:
                 out.extend((m.start(1), m.end(1), m.group(1)) for m in self._pf_cjk.finditer(low))
         return out
 
+    def _subset(self, ri: int, idxs: tuple[int, ...]) -> Any:
+        """The alternation of some of rule ``ri``'s patterns (in their order), compiled once."""
+        key = (ri, idxs)
+        pat = self._subsets.get(key)
+        if pat is None:
+            pats = self.rules[ri].patterns
+            pat = regex.compile("|".join(f"(?:{pats[j]})" for j in idxs), self._flags)
+            self._subsets[key] = pat
+        return pat
+
     def _views(self, ft: str) -> tuple[str, str, str | None]:
         """``(lower-cased text, ASCII view, lower-cased text or None when ASCII)``."""
         low = ft.lower()
@@ -226,6 +243,7 @@ class Scanner:
         offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
         """
         low, asc, low_if_unicode = self._views(ft)
+        chk = check_view(ft, low)
         leet = any(c in low for c in "013457")
         leet_rules: set[int] = set()
         hits: dict[int, list[tuple[int, int, str]]] = {}
@@ -267,9 +285,9 @@ class Scanner:
                 rpos.sort()
             found: list[tuple[int, int]] = []
             npat = len(rule.compiled)
-            groups: list[tuple[Any, list[tuple[int, int, str]]]]
+            groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if npat == 1:
-                groups = [(rule.compiled[0], spans)]
+                groups = [(rule.compiled[0], spans, (0,))]
             else:
                 per: dict[int, list[tuple[int, int, str]]] = {}
                 every: list[tuple[int, int, str]] = []
@@ -280,13 +298,22 @@ class Scanner:
                     else:
                         for j in js:
                             per.setdefault(j, []).append(sp)
-                groups = [(self._combined[ri], every)] if every else []
-                groups += [(rule.compiled[j], per[j]) for j in sorted(per)]
+                groups = [(self._combined[ri], every, tuple(range(npat)))] if every else []
+                groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             with_leet = ri in leet_rules
-            for pat, pspans in groups:
+            needs = self._needs[ri]
+            for pat, pspans, idxs in groups:
+                check = chk is not None and not with_leet and any(needs[j] for j in idxs)
                 for a, b in _windows(pspans, rule.window, n, rpos):
+                    run = pat
+                    if check:
+                        ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
+                        if not ok:
+                            continue  # no pattern can match in this window
+                        if len(ok) < len(idxs):
+                            run = rule.compiled[ok[0]] if len(ok) == 1 else self._subset(ri, tuple(ok))
                     try:
-                        for m in pat.finditer(ft, a, b, timeout=self.timeout):
+                        for m in run.finditer(ft, a, b, timeout=self.timeout):
                             if m.end() > m.start():
                                 found.append(m.span())
                         if with_leet:

@@ -1,0 +1,232 @@
+"""Literals a pattern cannot match without: a sound, cheap test that lets a window skip a pattern.
+
+For each rule pattern, :func:`required_literals` derives groups of literal strings such that every
+match of the pattern contains at least one string of every group (a conjunction of disjunctions),
+e.g. ``\\b(?:use|call)\\s+[a-z]+(?:_[a-z]+)+`` gives ``(("use", "call"), ("_",))``. Before a pattern
+runs over a window, the scanner checks these with ``str.find`` on a lower-cased view of the
+window; when a group is absent, no match can exist there and the regex run is skipped. Only the
+cost changes: a window skipped this way is one in which the pattern finds nothing.
+
+Soundness rests on three things:
+
+- the pattern is parsed with the standard library's parser (the rule packs use the syntax the two
+  engines share; a pattern it cannot parse gets no literals and always runs);
+- only what is sure is kept: literal characters, small sets of literal characters, groups,
+  alternations and repeats (``{n,m}`` with ``n >= 1`` keeps its body's literals); anything else
+  (classes, ``.``, back-references) contributes nothing, and zero-width assertions contribute the
+  empty string (they consume nothing, so the strings on either side are adjacent);
+- case: patterns run with IGNORECASE, so literals are lower-cased, and non-ASCII characters are
+  kept only when they have no case (CJK, kana, Hangul, Arabic, punctuation). The view that is
+  checked is the lower-cased text with ``ſ`` read as ``s`` (the one non-ASCII character that the
+  regex module matches to an ASCII letter and that ``str.lower`` leaves alone; the Kelvin sign
+  lower-cases to ``k``); a text whose lower-casing changes its length (``İ``) is not checked.
+  ``tests/test_detect_needs.py`` verifies these facts against the installed regex module.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from itertools import product
+from typing import Any
+
+try:  # Python 3.11+
+    import re._constants as _c  # type: ignore[import-not-found]
+    import re._parser as _p  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+__all__ = ["Needs", "check_view", "required_literals", "satisfied"]
+
+Needs = tuple[tuple[str, ...], ...]
+"""Groups of literals: every match contains one literal of every group."""
+
+MAX_ALTERNATIVES = 24   # strings an exact set may hold before it is given up
+MAX_GROUP = 6           # strings a kept group may hold (each costs one str.find per window)
+MAX_GROUPS = 3          # groups kept per pattern
+MAX_RANGE = 8           # a character range in a set expands to at most this many characters
+
+_ZERO_WIDTH = {_c.AT, _c.ASSERT, _c.ASSERT_NOT}
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
+_ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
+
+
+def _char(code: int) -> str | None:
+    """A literal character as the check view holds it, or None when case makes it unsure."""
+    ch = chr(code)
+    if ch.isascii():
+        return ch.lower()
+    if ch.lower() == ch and ch.upper() == ch and ch.casefold() == ch and ch.swapcase() == ch:
+        return ch  # no case: only itself matches it
+    return None
+
+
+def _set_chars(items: list[tuple[Any, Any]]) -> set[str] | None:
+    out: set[str] = set()
+    for op, av in items:
+        if op is _c.LITERAL:
+            ch = _char(av)
+            if ch is None:
+                return None
+            out.add(ch)
+        elif op is _c.RANGE:
+            lo, hi = av
+            if hi - lo >= MAX_RANGE:
+                return None
+            for code in range(lo, hi + 1):
+                ch = _char(code)
+                if ch is None:
+                    return None
+                out.add(ch)
+        else:  # NEGATE, CATEGORY, ...: unsure
+            return None
+    return out or None
+
+
+def _cross(a: set[str], b: set[str]) -> set[str] | None:
+    if len(a) * len(b) > MAX_ALTERNATIVES:
+        return None
+    return {x + y for x, y in product(a, b)}
+
+
+def _best(groups: list[frozenset[str]]) -> frozenset[str] | None:
+    """The most selective group: longest shortest string, then fewest strings."""
+    usable = [g for g in groups if g and "" not in g and len(g) <= MAX_ALTERNATIVES]
+    if not usable:
+        return None
+    return max(usable, key=lambda g: (min(len(s) for s in g), -len(g)))
+
+
+def _seq(items: Any) -> tuple[set[str] | None, list[frozenset[str]]]:
+    """``(exact strings the sequence can match or None, necessary groups)``."""
+    groups: list[frozenset[str]] = []
+    exact: set[str] | None = {""}
+    run: set[str] = {""}
+
+    def flush() -> None:
+        nonlocal run
+        if "" not in run:
+            groups.append(frozenset(run))
+        run = {""}
+
+    for item in items:
+        ex, gs = _node(item)
+        groups.extend(gs)
+        if ex is None:
+            flush()
+            exact = None
+            continue
+        nr = _cross(run, ex)
+        if nr is None:
+            flush()
+            nr = set(ex) if len(ex) <= MAX_ALTERNATIVES else {""}
+        run = nr
+        if exact is not None:
+            exact = _cross(exact, ex)
+    flush()
+    return exact, groups
+
+
+def _node(item: tuple[Any, Any]) -> tuple[set[str] | None, list[frozenset[str]]]:
+    op, av = item
+    if op is _c.LITERAL:
+        ch = _char(av)
+        return (None, []) if ch is None else ({ch}, [])
+    if op is _c.IN:
+        chars = _set_chars(av)
+        return (None, []) if chars is None or len(chars) > MAX_ALTERNATIVES else (chars, [])
+    if op in _ZERO_WIDTH:
+        return {""}, []
+    if op is _c.SUBPATTERN:
+        return _seq(av[-1])
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _seq(av)
+    if op is _c.BRANCH:
+        alts = [_seq(a) for a in av[1]]
+        exact: set[str] | None = set()
+        for ex, _ in alts:
+            if ex is None or exact is None:
+                exact = None
+            else:
+                exact |= ex
+        if exact is not None and len(exact) > MAX_ALTERNATIVES:
+            exact = None
+        groups: list[frozenset[str]] = []
+        union: set[str] = set()
+        for ex, gs in alts:
+            own = list(gs)
+            if ex is not None and "" not in ex:
+                own.append(frozenset(ex))
+            b = _best(own)
+            if b is None:
+                union = set()
+                break
+            union |= b
+        if union and len(union) <= MAX_ALTERNATIVES:
+            groups.append(frozenset(union))
+        return exact, groups
+    if op in _REPEATS:
+        lo, hi, sub = av
+        ex, gs = _seq(sub)
+        if lo == 0:
+            if hi == 1 and ex is not None:
+                return ex | {""}, []
+            return None, []
+        if ex is not None and "" not in ex:
+            gs = gs + [frozenset(ex)]
+        if lo == hi and ex is not None:
+            out: set[str] | None = {""}
+            for _ in range(lo):
+                out = _cross(out, ex) if out is not None else None
+            return out, gs
+        return None, gs
+    return None, []  # ANY, NOT_LITERAL, CATEGORY, GROUPREF, ...: no sure literal
+
+
+def required_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> Needs:
+    """Groups of literals every match of ``pattern`` contains (empty: nothing is sure)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _p.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - a pattern this parser does not know always runs
+        return ()
+    exact, groups = _seq(parsed)
+    if exact is not None and "" not in exact and len(exact) <= MAX_ALTERNATIVES:
+        groups.append(frozenset(exact))
+    kept: list[frozenset[str]] = []
+    for g in sorted({g for g in groups if g and "" not in g and len(g) <= MAX_GROUP},
+                    key=lambda g: (-min(len(s) for s in g), len(g), sorted(g))):
+        if any(k <= g for k in kept):
+            continue  # a group implied by a kept one (a subset is the stronger condition)
+        kept.append(g)
+        if len(kept) == MAX_GROUPS:
+            break
+    # longest strings first: a hit on an early string ends the group's check sooner
+    return tuple(tuple(sorted(g, key=lambda s: (-len(s), s))) for g in kept)
+
+
+def check_view(text: str, low: str | None = None) -> str | None:
+    """The lower-cased view of ``text`` that :func:`satisfied` checks (None: do not check)."""
+    if low is None:
+        low = text.lower()
+    if text.isascii():
+        return low
+    if len(low) != len(text):
+        return None
+    if "ſ" in low:
+        low = low.replace("ſ", "s")
+    return low
+
+
+def satisfied(needs: Needs, view: str, a: int, b: int) -> bool:
+    """Whether every group of ``needs`` has a literal inside ``view[a:b]``."""
+    find = view.find
+    for group in needs:
+        for s in group:
+            if find(s, a, b) >= 0:
+                break
+        else:
+            return False
+    return True
