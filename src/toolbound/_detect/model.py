@@ -491,6 +491,28 @@ def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, in
 _CODE_RE = re.compile(r"^[ \t]*(?:def |class |import |from \S+ import|function |const |let |var |#include|package |"
                       r"public |fn |func |SELECT |CREATE )", re.M | re.I)
 _CHAT_RE = re.compile(r"^[ \t]*(?:\[[\d:/., apm]+\][ \t]*)?[\w .'-]{1,30}[:：][ \t]", re.M)
+# Faster equivalents of the two patterns above (a test checks them against the originals):
+# - anchored on the line break before a line instead of MULTILINE "^", so re jumps from one "\n" to
+#   the next instead of trying every position (the first line is tried with .match); neither
+#   pattern can match across a line break, so the matches are the same, line for line;
+# - the chat pattern's leading "[ \t]*" and its name "[\w .'-]{1,30}" both take spaces, so on an
+#   indented line re tried every split of the indentation against every name length. Written as
+#   "whitespace up to the last tab, then the name with its leading spaces" it accepts the same
+#   lines with one split each.
+_CODE_NL_RE = re.compile("\n" + _CODE_RE.pattern[1:], re.I)
+_CHAT_BODY = r"(?:[ \t]*\[[\d:/., apm]+\])?(?:[ \t]*\t)?(?:[ ]*[\w.'-][\w .'-]{0,29}|[ ]+)[:：][ \t]"
+_CHAT_FIRST_RE = re.compile("^" + _CHAT_BODY)
+_CHAT_NL_RE = re.compile("\n" + _CHAT_BODY)
+
+
+def _code_line(low: str, end: int) -> bool:
+    """``_CODE_RE.search(low, 0, end) is not None``, faster."""
+    return _CODE_RE.match(low, 0, end) is not None or _CODE_NL_RE.search(low, 0, end) is not None
+
+
+def _chat_lines(low: str, end: int) -> int:
+    """``len(_CHAT_RE.findall(low, 0, end))``, faster."""
+    return (_CHAT_FIRST_RE.match(low, 0, end) is not None) + len(_CHAT_NL_RE.findall(low, 0, end))
 
 
 def _doc_kinds(low: str) -> list[str]:
@@ -504,9 +526,9 @@ def _doc_kinds(low: str) -> list[str]:
     first = head.split("\n", 1)[0]
     if first.count(",") + first.count(";") >= 2 and "\n" in head and len(first) < 200:
         kinds.append("\x03csv")
-    if _CODE_RE.search(low, 0, 4000) is not None:
+    if _code_line(low, 4000):
         kinds.append("\x03code")
-    if len(_CHAT_RE.findall(low, 0, 2000)) >= 3:
+    if _chat_lines(low, 2000) >= 3:
         kinds.append("\x03chat")
     if head.startswith(("from:", "to:", "subject:", "de:", "von:", "发件人", "差出人", "보낸")) or "\nsubject:" in head:
         kinds.append("\x03email")

@@ -1,0 +1,24 @@
+"""Faster formulations used on the detection hot path give exactly what the plain ones give."""
+
+from __future__ import annotations
+
+import random
+
+from toolbound._detect import model as M
+
+
+def _strings() -> list[str]:
+    rng = random.Random(5)
+    out = ["", "a: b", "  \t name: x\n[12:30] bob: hi\n\tdef f():\n   : x\n", "import os\nclass A:\n"]
+    for alph in (" \t\n::[]1a.'-/,p", " \t\n:：[]1a", "  \t\t\n:[]ab1 ", "a: \n", " [1:2] ab: \n\t",
+                 "def class import from x \n\t:"):
+        for _ in range(4000):
+            out.append("".join(rng.choice(alph) for _ in range(rng.randint(0, 80))))
+    return out
+
+
+def test_doc_kind_line_patterns_match_the_plain_ones() -> None:
+    for t in _strings():
+        for end in (2000, 13, 0):
+            assert M._code_line(t, end) == (M._CODE_RE.search(t, 0, end) is not None), (t, end)
+            assert M._chat_lines(t, end) == len(M._CHAT_RE.findall(t, 0, end)), (t, end)
