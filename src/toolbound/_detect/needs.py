@@ -43,8 +43,8 @@ Needs = tuple[tuple[str, ...], ...]
 """Groups of literals: every match contains one literal of every group."""
 
 MAX_ALTERNATIVES = 24   # strings an exact set may hold before it is given up
-MAX_GROUP = 6           # strings a kept group may hold (each costs one str.find per window)
-MAX_GROUPS = 3          # groups kept per pattern
+MAX_GROUP = 16          # strings a kept group may hold (each costs one str.find per window)
+MAX_GROUPS = 4          # groups kept per pattern
 MAX_RANGE = 8           # a character range in a set expands to at most this many characters
 
 _ZERO_WIDTH = {_c.AT, _c.ASSERT, _c.ASSERT_NOT}
@@ -195,6 +195,8 @@ def required_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.
     exact, groups = _seq(parsed)
     if exact is not None and "" not in exact and len(exact) <= MAX_ALTERNATIVES:
         groups.append(frozenset(exact))
+    # A string containing another string of its group adds nothing ("injections" holds "injection").
+    groups = [frozenset(x for x in g if not any(y != x and y in x for y in g)) for g in groups]
     kept: list[frozenset[str]] = []
     for g in sorted({g for g in groups if g and "" not in g and len(g) <= MAX_GROUP},
                     key=lambda g: (-min(len(s) for s in g), len(g), sorted(g))):
