@@ -34,7 +34,8 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
-from toolbound._detect.needs import Needs, check_view, required_literals, satisfied
+from toolbound._detect.needs import (Needs, check_view, first_literals, required_literals, satisfied,
+                                     start_positions)
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
@@ -50,6 +51,8 @@ TIMEOUT_RULE_ID = "engine.timeout"
 TIMEOUT_WEIGHT = 0.5  # fail closed: a text that makes a rule time out is suspicious on its own
 DAMPEN_RADIUS = 400   # characters around a context match within which evidence is weakened
 MAX_FINDINGS_PER_RULE = 50
+MAX_ANCHORED = 16  # a window with more candidate match starts than this is searched as a whole
+MAX_FIRSTS = 64    # start strings looked up per window before a rule is searched as a whole
 
 # Strong keywords whose rot13 forms are added to the prefilter: rot13 is decoded only where one hits.
 _ROT13_KEYWORDS = ("ignore", "disregard", "instructions", "previous", "system prompt", "assistant",
@@ -118,6 +121,11 @@ class Scanner:
         self._needs: dict[int, tuple[Needs, ...]] = {
             i: tuple(required_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
         self._subsets: dict[tuple[int, tuple[int, ...]], Any] = {}
+        # Strings every match of a pattern starts with (see needs.first_literals): a window with a
+        # few of them tries the pattern only at those offsets instead of searching every position.
+        self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {
+            i: tuple(first_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
+        self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._flags = flags
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}
@@ -216,6 +224,21 @@ class Scanner:
                 out.extend((m.start(1), m.end(1), m.group(1)) for m in self._pf_cjk.finditer(low))
         return out
 
+    def _first_union(self, ri: int, idxs: tuple[int, ...]) -> tuple[str, ...] | None:
+        """The strings every match of the alternation of rule ``ri``'s patterns ``idxs`` starts with."""
+        key = (ri, idxs)
+        try:
+            return self._first_unions[key]
+        except KeyError:
+            pass
+        fs = self._firsts[ri]
+        out: tuple[str, ...] | None = None
+        if all(fs[j] is not None for j in idxs):
+            union = sorted({x for j in idxs for x in fs[j]})  # type: ignore[union-attr]
+            out = tuple(union) if len(union) <= MAX_FIRSTS else None
+        self._first_unions[key] = out
+        return out
+
     def _subset(self, ri: int, idxs: tuple[int, ...]) -> Any:
         """The alternation of some of rule ``ri``'s patterns (in their order), compiled once."""
         key = (ri, idxs)
@@ -302,20 +325,40 @@ class Scanner:
                 groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             with_leet = ri in leet_rules
             needs = self._needs[ri]
+            fast = chk is not None and not with_leet
             for pat, pspans, idxs in groups:
-                check = chk is not None and not with_leet and any(needs[j] for j in idxs)
+                check = fast and any(needs[j] for j in idxs)
                 for a, b in _windows(pspans, rule.window, n, rpos):
                     run = pat
+                    sel = idxs
                     if check:
                         ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
                         if not ok:
                             continue  # no pattern can match in this window
                         if len(ok) < len(idxs):
-                            run = rule.compiled[ok[0]] if len(ok) == 1 else self._subset(ri, tuple(ok))
+                            sel = tuple(ok)
+                            run = rule.compiled[ok[0]] if len(ok) == 1 else self._subset(ri, sel)
+                    starts = None
+                    if fast:
+                        firsts = self._first_union(ri, sel)
+                        if firsts is not None:
+                            starts = start_positions(chk, firsts, a, b, MAX_ANCHORED)  # type: ignore[arg-type]
                     try:
-                        for m in run.finditer(ft, a, b, timeout=self.timeout):
-                            if m.end() > m.start():
-                                found.append(m.span())
+                        if starts is not None:
+                            # Every match starts with one of ``firsts``: try the pattern only there,
+                            # left to right, resuming after each match (what finditer would find).
+                            pos = a
+                            for i in starts:
+                                if i < pos:
+                                    continue
+                                m = run.match(ft, i, b, timeout=self.timeout)
+                                if m is not None and m.end() > m.start():
+                                    found.append(m.span())
+                                    pos = m.end()
+                        else:
+                            for m in run.finditer(ft, a, b, timeout=self.timeout):
+                                if m.end() > m.start():
+                                    found.append(m.span())
                         if with_leet:
                             # The same window with leet digits read as letters ("1gn0re").
                             view = unleet(ft[a:b])

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _p  # type: ignore[no-redef]
 
-__all__ = ["Needs", "check_view", "required_literals", "satisfied"]
+__all__ = ["Needs", "check_view", "first_literals", "required_literals", "satisfied", "start_positions"]
 
 Needs = tuple[tuple[str, ...], ...]
 """Groups of literals: every match contains one literal of every group."""
@@ -207,6 +207,89 @@ def required_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.
             break
     # longest strings first: a hit on an early string ends the group's check sooner
     return tuple(tuple(sorted(g, key=lambda s: (-len(s), s))) for g in kept)
+
+
+def _firsts_node(item: tuple[Any, Any]) -> set[str] | None:
+    """Non-empty strings one of which every match of ``item`` starts with (None: unsure)."""
+    op, av = item
+    if op is _c.LITERAL or op is _c.IN:
+        ex, _ = _node(item)
+        return ex if ex and "" not in ex else None
+    if op is _c.SUBPATTERN:
+        return _firsts_seq(av[-1])
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _firsts_seq(av)
+    if op is _c.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            f = _firsts_seq(alt)
+            if f is None:
+                return None
+            out |= f
+        return out
+    if op in _REPEATS:
+        lo, _hi, sub = av
+        return _firsts_seq(sub) if lo >= 1 else None
+    return None
+
+
+def _firsts_seq(items: Any) -> set[str] | None:
+    """Non-empty strings one of which every match of the sequence starts with (None: unsure).
+
+    Exact items are concatenated ("ig" "nore" -> "ignore"); the first item that is not exact adds
+    the strings its own matches start with and ends the prefix.
+    """
+    prefix: set[str] = {""}
+    for item in items:
+        ex, _ = _node(item)
+        if ex is not None:
+            nxt = _cross(prefix, ex)
+            if nxt is None:
+                break
+            prefix = nxt
+            continue
+        f = _firsts_node(item)
+        if f is not None:
+            nxt = _cross(prefix, f)
+            if nxt is not None:
+                prefix = nxt
+        break
+    if "" in prefix:
+        return None  # some match may start with something unknown (or with nothing known yet)
+    return prefix
+
+
+def first_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> tuple[str, ...] | None:
+    """Strings one of which every match of ``pattern`` starts with, lower-cased (None: unsure).
+
+    ``\\b(?:ignore|disregard)\\s+...`` gives ``("disregard", "ignore")``: a match can start only where
+    one of them occurs, so the scanner tries the pattern there (``match``) instead of searching
+    every position of a window.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _p.parse(pattern, flags)
+    except Exception:  # noqa: BLE001
+        return None
+    f = _firsts_seq(parsed)
+    if not f or len(f) > MAX_ALTERNATIVES:
+        return None
+    return tuple(sorted(f))
+
+
+def start_positions(view: str, firsts: tuple[str, ...], a: int, b: int, limit: int) -> list[int] | None:
+    """Sorted offsets in ``view[a:b]`` where one of ``firsts`` occurs whole (None: more than ``limit``)."""
+    out: set[int] = set()
+    find = view.find
+    for s in firsts:
+        i = find(s, a, b)
+        while i >= 0:
+            out.add(i)
+            if len(out) > limit:
+                return None
+            i = find(s, i + 1, b)
+    return sorted(out)
 
 
 def check_view(text: str, low: str | None = None) -> str | None:
