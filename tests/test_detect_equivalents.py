@@ -22,3 +22,10 @@ def test_doc_kind_line_patterns_match_the_plain_ones() -> None:
         for end in (2000, 13, 0):
             assert M._code_line(t, end) == (M._CODE_RE.search(t, 0, end) is not None), (t, end)
             assert M._chat_lines(t, end) == len(M._CHAT_RE.findall(t, 0, end)), (t, end)
+
+
+def test_code_line_on_upper_case_and_non_ascii_text() -> None:
+    for t in ("DEF f():", "x\nSELECT * FROM t", "déf\nclass A:", "\nclaſs A", "Import os", "nothing here", "123"):
+        for end in (4000, 3):
+            assert M._code_line(t, end) == (M._CODE_RE.search(t, 0, end) is not None), (t, end)
+

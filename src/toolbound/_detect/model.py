@@ -505,8 +505,16 @@ _CHAT_FIRST_RE = re.compile("^" + _CHAT_BODY)
 _CHAT_NL_RE = re.compile("\n" + _CHAT_BODY)
 
 
+# On lower-case ASCII text IGNORECASE changes nothing, and re is much faster without it.
+_CODE_LOW_FIRST_RE = re.compile(_CODE_RE.pattern.replace("SELECT", "select").replace("CREATE", "create"))
+_CODE_LOW_NL_RE = re.compile("\n" + _CODE_LOW_FIRST_RE.pattern[1:])
+
+
 def _code_line(low: str, end: int) -> bool:
     """``_CODE_RE.search(low, 0, end) is not None``, faster."""
+    if low.isascii() and low.islower():
+        return (_CODE_LOW_FIRST_RE.match(low, 0, end) is not None
+                or _CODE_LOW_NL_RE.search(low, 0, end) is not None)
     return _CODE_RE.match(low, 0, end) is not None or _CODE_NL_RE.search(low, 0, end) is not None
 
 
