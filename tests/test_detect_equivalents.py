@@ -29,3 +29,14 @@ def test_code_line_on_upper_case_and_non_ascii_text() -> None:
         for end in (4000, 3):
             assert M._code_line(t, end) == (M._CODE_RE.search(t, 0, end) is not None), (t, end)
 
+
+
+def test_ascii_cue_word_pattern_matches_the_plain_one() -> None:
+    rng = random.Random(11)
+    # ASCII text only: the ASCII pattern is used only there
+    words = [w for w in sorted(M._EXACT) + sorted(M._STEMS) if w.isascii()][::6]
+    words += ["you're", "a.i.", "x", "_", "9", "-", "'"]
+    for _ in range(3000):
+        t = "".join(rng.choice(words) + rng.choice(["", " ", "_", "1", ".", "'", "a"]) for _ in range(rng.randint(0, 12)))
+        got = [(m.start(), m.end()) for m in M._CUE_WORD_ASCII_RE.finditer(t)]
+        assert got == [(m.start(), m.end()) for m in M._CUE_WORD_RE.finditer(t)], t

@@ -364,16 +364,18 @@ _WORD_CHAR = f"[^\\W_{_CJK_CHARS}]"
 _CUE_LITERALS = sorted(set(_EXACT) | set(_STEMS))
 
 
-def _cue_word_re(ascii_first: bool) -> re.Pattern[str]:
+def _cue_word_re(ascii_first: bool, word: str = _WORD_CHAR) -> re.Pattern[str]:
     exact = [w for w in _EXACT if w[0].isascii() == ascii_first]
     stems = [w for w in _STEMS if w[0].isascii() == ascii_first]
-    return re.compile(f"(?<!{_WORD_CHAR})(?:{_trie(sorted(exact))}(?!{_WORD_CHAR})|{_trie(sorted(stems))}{_WORD_CHAR}*)")
+    return re.compile(f"(?<!{word})(?:{_trie(sorted(exact))}(?!{word})|{_trie(sorted(stems))}{word}*)")
 
 
 # Two tries: words starting with an ASCII letter (every text), and words starting with another letter
 # (only for texts that have such letters; a trie whose first characters span scripts is slower).
 _CUE_WORD_RE = _cue_word_re(True)
 _CUE_WORD_NA_RE = _cue_word_re(False)
+# The same for ASCII text, where _WORD_CHAR is [0-9A-Za-z]: a plain ASCII class is cheaper to test.
+_CUE_WORD_ASCII_RE = _cue_word_re(True, "[0-9A-Za-z]")
 _STRUCT_RE = re.compile(_trie(sorted(STRUCT_LITERALS)))
 _NA_FIRST_RE = re.compile("[" + re.escape("".join(sorted({w[0] for w in _CUE_LITERALS if not w[0].isascii()}))) + "]")
 MAX_DOC_WORD = 64
@@ -434,7 +436,7 @@ def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, in
     ctxw: dict[str, None] = {}  # distinct discussion / test-spec words, in order of appearance
     seen: dict[str, int] = {}
     masks = _MASKS
-    matches: Any = _CUE_WORD_RE.finditer(low)
+    matches: Any = (_CUE_WORD_ASCII_RE if low.isascii() else _CUE_WORD_RE).finditer(low)
     if not low.isascii() and _NA_FIRST_RE.search(low) is not None:
         matches = sorted((*matches, *_CUE_WORD_NA_RE.finditer(low)), key=lambda x: x.start())
     for mt in matches:
