@@ -513,8 +513,8 @@ _CODE_LOW_NL_RE = re.compile("\n" + _CODE_LOW_FIRST_RE.pattern[1:])
 
 
 def _code_line(low: str, end: int) -> bool:
-    """``_CODE_RE.search(low, 0, end) is not None``, faster."""
-    if low.isascii() and low.islower():
+    """``_CODE_RE.search(low, 0, end) is not None`` for lower-cased ``low``, faster."""
+    if low.isascii():
         return (_CODE_LOW_FIRST_RE.match(low, 0, end) is not None
                 or _CODE_LOW_NL_RE.search(low, 0, end) is not None)
     return _CODE_RE.match(low, 0, end) is not None or _CODE_NL_RE.search(low, 0, end) is not None
