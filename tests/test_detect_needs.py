@@ -35,12 +35,25 @@ def test_only_known_non_ascii_characters_match_ascii_letters() -> None:
         assert view is None or view[1] in "abcdefghijklmnopqrstuvwxyz"
 
 
-def test_non_ascii_literals_match_only_themselves() -> None:
-    chars = {ch for r in RULES for p in r.patterns for g in required_literals(p) for s in g for ch in s
-             if not ch.isascii()}
-    assert chars  # the CJK, Arabic and Hangul rules have some
+def test_non_ascii_literals_match_only_what_lower_cases_to_them() -> None:
+    from toolbound._detect.needs import first_literals
+
+    lits = {s for r in RULES for p in r.patterns for g in required_literals(p) for s in g}
+    lits |= {s for r in RULES for p in r.patterns for s in first_literals(p) or ()}
+    chars = {ch for s in lits for ch in s if not ch.isascii()}
+    assert chars  # the CJK, Arabic, Hangul and Cyrillic rules have some
+    assert any("\u0430" <= c <= "\u044f" for c in chars)
     cls = "[" + "".join(regex.escape(c) for c in sorted(chars)) + "]"
-    assert set(regex.compile(cls, pattern_flags()).findall(ALL_CHARS)) == chars
+    for x in set(regex.compile(cls, pattern_flags()).findall(ALL_CHARS)):
+        view = check_view("x" + x)
+        assert view is not None and view[1] in chars, x
+    # every cased character the analysis accepts, not only those the packs use today
+    from toolbound._detect.needs import _cased_ok
+
+    for c in map(chr, range(0x80, 0x500)):
+        if _cased_ok(c):
+            got = set(regex.compile(regex.escape(c), pattern_flags()).findall(ALL_CHARS))
+            assert {x.lower() for x in got} == {c.lower()}, c
 
 
 def test_every_example_match_satisfies_its_pattern_needs() -> None:
@@ -58,3 +71,10 @@ def test_every_example_match_satisfies_its_pattern_needs() -> None:
                         assert satisfied(needs, view, m.start(), m.end()), (r.id, p, m.group())
                         checked += 1
     assert checked > 300
+
+
+def test_variant_list_is_complete() -> None:
+    from toolbound._detect.needs import _VARIANTS
+
+    found = {x for x in ALL_CHARS if len(x.upper()) == 1 and len(x.lower()) == 1 and x.upper().lower() != x.lower()}
+    assert found == set(_VARIANTS)

@@ -16,7 +16,8 @@ Soundness rests on three things:
   (classes, ``.``, back-references) contributes nothing, and zero-width assertions contribute the
   empty string (they consume nothing, so the strings on either side are adjacent);
 - case: patterns run with IGNORECASE, so literals are lower-cased, and non-ASCII characters are
-  kept only when they have no case (CJK, kana, Hangul, Arabic, punctuation). The view that is
+  kept only when they have no case (CJK, kana, Hangul, Arabic, punctuation) or are letters whose
+  case-insensitive matches all lower-case to the same letter (basic Cyrillic, Latin-1 letters). The view that is
   checked is the lower-cased text with ``ſ`` read as ``s`` (the one non-ASCII character that the
   regex module matches to an ASCII letter and that ``str.lower`` leaves alone; the Kelvin sign
   lower-cases to ``k``); a text whose lower-casing changes its length (``İ``) is not checked.
@@ -52,6 +53,23 @@ _REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MA
 _ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
 
 
+# Characters that are a case variant of a letter without being its lower case ("ſ" of "s", "ς" of
+# "σ", the Cyrillic Extended-C letters of "в", "д", "о", "с", "т", ...): every character x with
+# x.upper().lower() != x.lower(). Letters they stand for are not trusted as literals.
+_VARIANTS = ("\u00b5\u0131\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5"
+             "\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe")
+_UNSURE = frozenset(x.upper().lower() for x in _VARIANTS)
+
+
+def _cased_ok(ch: str) -> bool:
+    """Cased letters whose every case-insensitive match lower-cases to ``ch.lower()`` (basic Cyrillic,
+    Latin-1 letters; ``tests/test_detect_needs.py`` checks this against the regex module)."""
+    c = ord(ch)
+    if ch.lower() in _UNSURE:
+        return False
+    return 0x400 <= c <= 0x45F or (0xC0 <= c <= 0xFE and c not in (0xD7, 0xDF, 0xF7))
+
+
 def _char(code: int) -> str | None:
     """A literal character as the check view holds it, or None when case makes it unsure."""
     ch = chr(code)
@@ -59,6 +77,8 @@ def _char(code: int) -> str | None:
         return ch.lower()
     if ch.lower() == ch and ch.upper() == ch and ch.casefold() == ch and ch.swapcase() == ch:
         return ch  # no case: only itself matches it
+    if _cased_ok(ch):
+        return ch.lower()
     return None
 
 
