@@ -117,16 +117,14 @@ class Scanner:
             for i in self._pattern_rules}
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
         # Literals each pattern cannot match without (see needs.py): a window lacking them skips the
-        # pattern; a multi-pattern rule runs the alternation of only the patterns that can match.
+        # pattern (a multi-pattern rule left with one pattern that can match runs that one alone).
         self._needs: dict[int, tuple[Needs, ...]] = {
             i: tuple(required_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
-        self._subsets: dict[tuple[int, tuple[int, ...]], Any] = {}
         # Strings every match of a pattern starts with (see needs.first_literals): a window with a
         # few of them tries the pattern only at those offsets instead of searching every position.
         self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {
             i: tuple(first_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
-        self._flags = flags
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}
         req_rules: dict[str, set[int]] = {}
@@ -240,16 +238,6 @@ class Scanner:
         self._first_unions[key] = out
         return out
 
-    def _subset(self, ri: int, idxs: tuple[int, ...]) -> Any:
-        """The alternation of some of rule ``ri``'s patterns (in their order), compiled once."""
-        key = (ri, idxs)
-        pat = self._subsets.get(key)
-        if pat is None:
-            pats = self.rules[ri].patterns
-            pat = regex.compile("|".join(f"(?:{pats[j]})" for j in idxs), self._flags)
-            self._subsets[key] = pat
-        return pat
-
     def _views(self, ft: str) -> tuple[str, str, str | None]:
         """``(lower-cased text, ASCII view, lower-cased text or None when ASCII)``."""
         low = ft.lower()
@@ -337,8 +325,11 @@ class Scanner:
                         if not ok:
                             continue  # no pattern can match in this window
                         if len(ok) < len(idxs):
+                            # The other patterns cannot match here: one left runs alone; with
+                            # several, the alternation runs as is (its other branches match nothing).
                             sel = tuple(ok)
-                            run = rule.compiled[ok[0]] if len(ok) == 1 else self._subset(ri, sel)
+                            if len(ok) == 1:
+                                run = rule.compiled[ok[0]]
                     starts = None
                     if fast:
                         firsts = self._first_union(ri, sel)
