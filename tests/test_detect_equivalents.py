@@ -41,3 +41,21 @@ def test_ascii_cue_word_pattern_matches_the_plain_one() -> None:
         t = "".join(rng.choice(words) + rng.choice(["", " ", "_", "1", ".", "'", "a"]) for _ in range(rng.randint(0, 12)))
         got = [(m.start(), m.end()) for m in M._CUE_WORD_ASCII_RE.finditer(t)]
         assert got == [(m.start(), m.end()) for m in M._CUE_WORD_RE.finditer(t)], t
+
+
+def test_cjk_literal_starts_match_the_lookahead_pattern() -> None:
+    from toolbound._detect.engine import _CJK, get_scanner
+
+    sc = get_scanner()
+    lits = sorted(x for x in sc._hit_rules if _CJK.search(x))
+    assert lits
+    chars = sorted({c for x in lits for c in x}) + ["a", " ", "。"]
+    rng = random.Random(13)
+    for _ in range(3000):
+        t = "".join(rng.choice(lits) if rng.random() < 0.3 else rng.choice(chars) for _ in range(rng.randint(0, 15)))
+        want = [(m.start(1), m.end(1), m.group(1)) for m in sc._pf_cjk.finditer(t)]
+        got = []
+        for m in sc._pf_cjk_starts.finditer(t):
+            h = sc._pf_cjk.match(t, m.start())
+            got.append((h.start(1), h.end(1), h.group(1)))
+        assert got == want, t

@@ -82,6 +82,19 @@ def _trie_regex(words: Iterable[str]) -> str:
     return build(trie)
 
 
+def _first_char_trie(words: Iterable[str]) -> str:
+    """A pattern matching the first character of ``words`` exactly where one of them starts
+    (``c(?=rest)|...``): its branches start with a literal character, so re skips to those."""
+    by: dict[str, list[str]] = {}
+    for w in words:
+        by.setdefault(w[0], []).append(w[1:])
+    alts = []
+    for c in sorted(by):
+        rest = _trie_regex(by[c])
+        alts.append(re.escape(c) + (f"(?={rest})" if rest else ""))
+    return "|".join(alts)
+
+
 @dataclass(slots=True)
 class _Ev:
     """Evidence before it becomes a Finding (offsets into the scanned text)."""
@@ -188,7 +201,12 @@ class Scanner:
         c_alts = ([r"\b(?:" + _trie_regex(c_word) + ")"] if c_word else []) + \
                  ([_trie_regex(c_other)] if c_other else [])
         self._pf_c = re.compile("|".join(c_alts)) if c_alts else None
+        # CJK hits overlap, so they are lookahead matches; re tries a lookahead at every position.
+        # "c(?=rest)|..." (one branch per first character, see _first_char_trie) finds the same
+        # offsets with re skipping to the characters that start a literal; each literal is then read
+        # at its offset with the lookahead pattern itself (tests/test_detect_equivalents.py).
         self._pf_cjk = re.compile("(?=(" + _trie_regex(cjk_lits) + "))") if cjk_lits else None
+        self._pf_cjk_starts = re.compile(_first_char_trie(cjk_lits)) if cjk_lits else None
         self.max_window = max((r.window for r in self.rules), default=300)
         self._inner = _inner_offsets(all_lits)
 
@@ -220,7 +238,10 @@ class Scanner:
             if self._pf_c is not None:
                 out.extend(_trie_hits(self._pf_c, low, self._inner))
             if self._pf_cjk is not None and _CJK.search(low):
-                out.extend((m.start(1), m.end(1), m.group(1)) for m in self._pf_cjk.finditer(low))
+                at = self._pf_cjk.match
+                for m in self._pf_cjk_starts.finditer(low):  # type: ignore[union-attr]
+                    h = at(low, m.start())
+                    out.append((h.start(1), h.end(1), h.group(1)))  # type: ignore[union-attr]
         return out
 
     def _first_union(self, ri: int, idxs: tuple[int, ...]) -> tuple[str, ...] | None:
