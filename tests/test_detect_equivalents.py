@@ -59,3 +59,18 @@ def test_cjk_literal_starts_match_the_lookahead_pattern() -> None:
             h = sc._pf_cjk.match(t, m.start())
             got.append((h.start(1), h.end(1), h.group(1)))
         assert got == want, t
+
+
+def test_cue_words_match_the_plain_cue_patterns() -> None:
+    def plain(low: str) -> list:
+        ms = list(M._CUE_WORD_RE.finditer(low))
+        if not low.isascii() and M._NA_FIRST_RE.search(low) is not None:
+            ms = sorted((*ms, *M._CUE_WORD_NA_RE.finditer(low)), key=lambda x: x.start())
+        return [(m.start(), m.end(), m.group()) for m in ms]
+
+    rng = random.Random(17)
+    words = sorted(M._EXACT)[::5] + sorted(M._STEMS)[::4] + ["api_key", "secret_key", "api", "key"]
+    seps = ["", " ", "_", "\x00", "1", ".", "'", "a", "-", "é", "\n"]
+    for _ in range(4000):
+        t = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 12)))
+        assert M._cue_words(t) == plain(t), t
