@@ -82,6 +82,17 @@ def _trie_regex(words: Iterable[str]) -> str:
     return build(trie)
 
 
+_LEET_DIGITS = frozenset("013457")
+
+
+def _has_any(text: str, chars: frozenset[str]) -> bool:
+    """Whether one of ``chars`` occurs in ``text``: one pass over a short text, else one
+    ``str.__contains__`` per character (each a fast C search)."""
+    if len(text) <= 128:
+        return not chars.isdisjoint(text)
+    return any(c in text for c in chars)
+
+
 def _first_char_trie(words: Iterable[str]) -> str:
     """A pattern matching the first character of ``words`` exactly where one of them starts
     (``c(?=rest)|...``): its branches start with a literal character, so re skips to those."""
@@ -232,7 +243,7 @@ class Scanner:
         out: list[tuple[int, int, str]] = []
         if self._pf_a is not None:
             out = _trie_hits(self._pf_a, asc, self._inner)
-        if self._pf_b is not None and any(c in asc for c in self._pf_b_first):
+        if self._pf_b is not None and _has_any(asc, self._pf_b_first):
             out.extend(_trie_hits(self._pf_b, asc, self._inner))
         if low is not None:
             if self._pf_c is not None:
@@ -277,7 +288,7 @@ class Scanner:
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
-        leet = any(c in low for c in "013457")
+        leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
         hits: dict[int, list[tuple[int, int, str]]] = {}
         kw: list[tuple[int, int]] = []
