@@ -37,13 +37,24 @@ def detect(text: str, *, threshold: float | None = None) -> Detection:
         raise TypeError(f"detect() takes a str, not {type(text).__name__}")
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise ValueError("threshold must be between 0 and 1")
+    impl = _IMPL or _load()
+    findings = impl[0]().scan(text)
+    s = impl[1](text, findings)
+    t = impl[2] if threshold is None else threshold
+    return Detection(flagged=s >= t, score=s, findings=findings)
+
+
+_IMPL: tuple = ()  # (get_scanner, score, DEFAULT_THRESHOLD), imported on the first call
+
+
+def _load() -> tuple:
+    """Import the engine and the scorer once (an import statement per call costs microseconds)."""
+    global _IMPL
     from toolbound._detect.engine import get_scanner
     from toolbound._detect.score import DEFAULT_THRESHOLD, score
 
-    findings = get_scanner().scan(text)
-    s = score(text, findings)
-    t = DEFAULT_THRESHOLD if threshold is None else threshold
-    return Detection(flagged=s >= t, score=s, findings=findings)
+    _IMPL = (get_scanner, score, DEFAULT_THRESHOLD)
+    return _IMPL
 
 
 def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:

@@ -34,6 +34,8 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
+from toolbound._detect.needs import (Needs, check_view, first_literals, required_literals, satisfied,
+                                     start_positions)
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
@@ -49,6 +51,8 @@ TIMEOUT_RULE_ID = "engine.timeout"
 TIMEOUT_WEIGHT = 0.5  # fail closed: a text that makes a rule time out is suspicious on its own
 DAMPEN_RADIUS = 400   # characters around a context match within which evidence is weakened
 MAX_FINDINGS_PER_RULE = 50
+MAX_ANCHORED = 16  # a window with more candidate match starts than this is searched as a whole
+MAX_FIRSTS = 64    # start strings looked up per window before a rule is searched as a whole
 
 # Strong keywords whose rot13 forms are added to the prefilter: rot13 is decoded only where one hits.
 _ROT13_KEYWORDS = ("ignore", "disregard", "instructions", "previous", "system prompt", "assistant",
@@ -76,6 +80,30 @@ def _trie_regex(words: Iterable[str]) -> str:
         return f"(?:{body})?" if "" in node else body
 
     return build(trie)
+
+
+_LEET_DIGITS = frozenset("013457")
+
+
+def _has_any(text: str, chars: frozenset[str]) -> bool:
+    """Whether one of ``chars`` occurs in ``text``: one pass over a short text, else one
+    ``str.__contains__`` per character (each a fast C search)."""
+    if len(text) <= 128:
+        return not chars.isdisjoint(text)
+    return any(c in text for c in chars)
+
+
+def _first_char_trie(words: Iterable[str]) -> str:
+    """A pattern matching the first character of ``words`` exactly where one of them starts
+    (``c(?=rest)|...``): its branches start with a literal character, so re skips to those."""
+    by: dict[str, list[str]] = {}
+    for w in words:
+        by.setdefault(w[0], []).append(w[1:])
+    alts = []
+    for c in sorted(by):
+        rest = _trie_regex(by[c])
+        alts.append(re.escape(c) + (f"(?={rest})" if rest else ""))
+    return "|".join(alts)
 
 
 @dataclass(slots=True)
@@ -112,6 +140,15 @@ class Scanner:
                 regex.compile("|".join(f"(?:{p})" for p in self.rules[i].patterns), flags))
             for i in self._pattern_rules}
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
+        # Literals each pattern cannot match without (see needs.py): a window lacking them skips the
+        # pattern (a multi-pattern rule left with one pattern that can match runs that one alone).
+        self._needs: dict[int, tuple[Needs, ...]] = {
+            i: tuple(required_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
+        # Strings every match of a pattern starts with (see needs.first_literals): a window with a
+        # few of them tries the pattern only at those offsets instead of searching every position.
+        self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {
+            i: tuple(first_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
+        self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}
         req_rules: dict[str, set[int]] = {}
@@ -166,7 +203,8 @@ class Scanner:
         a_lits = [x for x in rest if x.isascii() and x[0].isalnum()]
         b_lits = [x for x in rest if x.isascii() and not x[0].isalnum()]
         c_lits = [x for x in rest if not x.isascii()]
-        self._pf_a = re.compile(r"\b(?:" + _trie_regex(a_lits) + ")") if a_lits else None
+        # The ASCII view is ASCII, so re.ASCII changes no hit; it makes "\b" much cheaper to test.
+        self._pf_a = re.compile(r"\b(?:" + _trie_regex(a_lits) + ")", re.ASCII) if a_lits else None
         self._pf_b = re.compile(_trie_regex(b_lits)) if b_lits else None
         self._pf_b_first = frozenset(x[0] for x in b_lits)
         c_word = [x for x in c_lits if x[0].isalnum()]
@@ -174,7 +212,12 @@ class Scanner:
         c_alts = ([r"\b(?:" + _trie_regex(c_word) + ")"] if c_word else []) + \
                  ([_trie_regex(c_other)] if c_other else [])
         self._pf_c = re.compile("|".join(c_alts)) if c_alts else None
+        # CJK hits overlap, so they are lookahead matches; re tries a lookahead at every position.
+        # "c(?=rest)|..." (one branch per first character, see _first_char_trie) finds the same
+        # offsets with re skipping to the characters that start a literal; each literal is then read
+        # at its offset with the lookahead pattern itself (tests/test_detect_equivalents.py).
         self._pf_cjk = re.compile("(?=(" + _trie_regex(cjk_lits) + "))") if cjk_lits else None
+        self._pf_cjk_starts = re.compile(_first_char_trie(cjk_lits)) if cjk_lits else None
         self.max_window = max((r.window for r in self.rules), default=300)
         self._inner = _inner_offsets(all_lits)
 
@@ -200,13 +243,31 @@ class Scanner:
         out: list[tuple[int, int, str]] = []
         if self._pf_a is not None:
             out = _trie_hits(self._pf_a, asc, self._inner)
-        if self._pf_b is not None and any(c in asc for c in self._pf_b_first):
+        if self._pf_b is not None and _has_any(asc, self._pf_b_first):
             out.extend(_trie_hits(self._pf_b, asc, self._inner))
         if low is not None:
             if self._pf_c is not None:
                 out.extend(_trie_hits(self._pf_c, low, self._inner))
             if self._pf_cjk is not None and _CJK.search(low):
-                out.extend((m.start(1), m.end(1), m.group(1)) for m in self._pf_cjk.finditer(low))
+                at = self._pf_cjk.match
+                for m in self._pf_cjk_starts.finditer(low):  # type: ignore[union-attr]
+                    h = at(low, m.start())
+                    out.append((h.start(1), h.end(1), h.group(1)))  # type: ignore[union-attr]
+        return out
+
+    def _first_union(self, ri: int, idxs: tuple[int, ...]) -> tuple[str, ...] | None:
+        """The strings every match of the alternation of rule ``ri``'s patterns ``idxs`` starts with."""
+        key = (ri, idxs)
+        try:
+            return self._first_unions[key]
+        except KeyError:
+            pass
+        fs = self._firsts[ri]
+        out: tuple[str, ...] | None = None
+        if all(fs[j] is not None for j in idxs):
+            union = sorted({x for j in idxs for x in fs[j]})  # type: ignore[union-attr]
+            out = tuple(union) if len(union) <= MAX_FIRSTS else None
+        self._first_unions[key] = out
         return out
 
     def _views(self, ft: str) -> tuple[str, str, str | None]:
@@ -226,7 +287,8 @@ class Scanner:
         offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
         """
         low, asc, low_if_unicode = self._views(ft)
-        leet = any(c in low for c in "013457")
+        chk = check_view(ft, low)
+        leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
         hits: dict[int, list[tuple[int, int, str]]] = {}
         kw: list[tuple[int, int]] = []
@@ -267,9 +329,9 @@ class Scanner:
                 rpos.sort()
             found: list[tuple[int, int]] = []
             npat = len(rule.compiled)
-            groups: list[tuple[Any, list[tuple[int, int, str]]]]
+            groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if npat == 1:
-                groups = [(rule.compiled[0], spans)]
+                groups = [(rule.compiled[0], spans, (0,))]
             else:
                 per: dict[int, list[tuple[int, int, str]]] = {}
                 every: list[tuple[int, int, str]] = []
@@ -280,15 +342,47 @@ class Scanner:
                     else:
                         for j in js:
                             per.setdefault(j, []).append(sp)
-                groups = [(self._combined[ri], every)] if every else []
-                groups += [(rule.compiled[j], per[j]) for j in sorted(per)]
+                groups = [(self._combined[ri], every, tuple(range(npat)))] if every else []
+                groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             with_leet = ri in leet_rules
-            for pat, pspans in groups:
+            needs = self._needs[ri]
+            fast = chk is not None and not with_leet
+            for pat, pspans, idxs in groups:
+                check = fast and any(needs[j] for j in idxs)
                 for a, b in _windows(pspans, rule.window, n, rpos):
+                    run = pat
+                    sel = idxs
+                    if check:
+                        ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
+                        if not ok:
+                            continue  # no pattern can match in this window
+                        if len(ok) < len(idxs):
+                            # The other patterns cannot match here: one left runs alone; with
+                            # several, the alternation runs as is (its other branches match nothing).
+                            sel = tuple(ok)
+                            if len(ok) == 1:
+                                run = rule.compiled[ok[0]]
+                    starts = None
+                    if fast:
+                        firsts = self._first_union(ri, sel)
+                        if firsts is not None:
+                            starts = start_positions(chk, firsts, a, b, MAX_ANCHORED)  # type: ignore[arg-type]
                     try:
-                        for m in pat.finditer(ft, a, b, timeout=self.timeout):
-                            if m.end() > m.start():
-                                found.append(m.span())
+                        if starts is not None:
+                            # Every match starts with one of ``firsts``: try the pattern only there,
+                            # left to right, resuming after each match (what finditer would find).
+                            pos = a
+                            for i in starts:
+                                if i < pos:
+                                    continue
+                                m = run.match(ft, i, b, timeout=self.timeout)
+                                if m is not None and m.end() > m.start():
+                                    found.append(m.span())
+                                    pos = m.end()
+                        else:
+                            for m in run.finditer(ft, a, b, timeout=self.timeout):
+                                if m.end() > m.start():
+                                    found.append(m.span())
                         if with_leet:
                             # The same window with leet digits read as letters ("1gn0re").
                             view = unleet(ft[a:b])

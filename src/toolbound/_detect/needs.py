@@ -1,0 +1,337 @@
+"""Literals a pattern cannot match without: a sound, cheap test that lets a window skip a pattern.
+
+For each rule pattern, :func:`required_literals` derives groups of literal strings such that every
+match of the pattern contains at least one string of every group (a conjunction of disjunctions),
+e.g. ``\\b(?:use|call)\\s+[a-z]+(?:_[a-z]+)+`` gives ``(("use", "call"), ("_",))``. Before a pattern
+runs over a window, the scanner checks these with ``str.find`` on a lower-cased view of the
+window; when a group is absent, no match can exist there and the regex run is skipped. Only the
+cost changes: a window skipped this way is one in which the pattern finds nothing.
+
+Soundness rests on three things:
+
+- the pattern is parsed with the standard library's parser (the rule packs use the syntax the two
+  engines share; a pattern it cannot parse gets no literals and always runs);
+- only what is sure is kept: literal characters, small sets of literal characters, groups,
+  alternations and repeats (``{n,m}`` with ``n >= 1`` keeps its body's literals); anything else
+  (classes, ``.``, back-references) contributes nothing, and zero-width assertions contribute the
+  empty string (they consume nothing, so the strings on either side are adjacent);
+- case: patterns run with IGNORECASE, so literals are lower-cased, and non-ASCII characters are
+  kept only when they have no case (CJK, kana, Hangul, Arabic, punctuation) or are letters whose
+  case-insensitive matches all lower-case to the same letter (basic Cyrillic, Latin-1 letters). The view that is
+  checked is the lower-cased text with ``ſ`` read as ``s`` (the one non-ASCII character that the
+  regex module matches to an ASCII letter and that ``str.lower`` leaves alone; the Kelvin sign
+  lower-cases to ``k``); a text whose lower-casing changes its length (``İ``) is not checked.
+  ``tests/test_detect_needs.py`` verifies these facts against the installed regex module.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from itertools import product
+from typing import Any
+
+try:  # Python 3.11+
+    import re._constants as _c  # type: ignore[import-not-found]
+    import re._parser as _p  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _p  # type: ignore[no-redef]
+
+__all__ = ["Needs", "check_view", "first_literals", "required_literals", "satisfied", "start_positions"]
+
+Needs = tuple[tuple[str, ...], ...]
+"""Groups of literals: every match contains one literal of every group."""
+
+MAX_ALTERNATIVES = 24   # strings an exact set may hold before it is given up
+MAX_GROUP = 16          # strings a kept group may hold (each costs one str.find per window)
+MAX_GROUPS = 4          # groups kept per pattern
+MAX_RANGE = 8           # a character range in a set expands to at most this many characters
+
+_ZERO_WIDTH = {_c.AT, _c.ASSERT, _c.ASSERT_NOT}
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
+_ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
+
+
+# Characters that are a case variant of a letter without being its lower case ("ſ" of "s", "ς" of
+# "σ", the Cyrillic Extended-C letters of "в", "д", "о", "с", "т", ...): every character x with
+# x.upper().lower() != x.lower(). Letters they stand for are not trusted as literals.
+_VARIANTS = ("\u00b5\u0131\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5"
+             "\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe")
+_UNSURE = frozenset(x.upper().lower() for x in _VARIANTS)
+
+
+def _cased_ok(ch: str) -> bool:
+    """Cased letters whose every case-insensitive match lower-cases to ``ch.lower()`` (basic Cyrillic,
+    Latin-1 letters; ``tests/test_detect_needs.py`` checks this against the regex module)."""
+    c = ord(ch)
+    if ch.lower() in _UNSURE:
+        return False
+    return 0x400 <= c <= 0x45F or (0xC0 <= c <= 0xFE and c not in (0xD7, 0xDF, 0xF7))
+
+
+def _char(code: int) -> str | None:
+    """A literal character as the check view holds it, or None when case makes it unsure."""
+    ch = chr(code)
+    if ch.isascii():
+        return ch.lower()
+    if ch.lower() == ch and ch.upper() == ch and ch.casefold() == ch and ch.swapcase() == ch:
+        return ch  # no case: only itself matches it
+    if _cased_ok(ch):
+        return ch.lower()
+    return None
+
+
+def _set_chars(items: list[tuple[Any, Any]]) -> set[str] | None:
+    out: set[str] = set()
+    for op, av in items:
+        if op is _c.LITERAL:
+            ch = _char(av)
+            if ch is None:
+                return None
+            out.add(ch)
+        elif op is _c.RANGE:
+            lo, hi = av
+            if hi - lo >= MAX_RANGE:
+                return None
+            for code in range(lo, hi + 1):
+                ch = _char(code)
+                if ch is None:
+                    return None
+                out.add(ch)
+        else:  # NEGATE, CATEGORY, ...: unsure
+            return None
+    return out or None
+
+
+def _cross(a: set[str], b: set[str]) -> set[str] | None:
+    if len(a) * len(b) > MAX_ALTERNATIVES:
+        return None
+    return {x + y for x, y in product(a, b)}
+
+
+def _best(groups: list[frozenset[str]]) -> frozenset[str] | None:
+    """The most selective group: longest shortest string, then fewest strings."""
+    usable = [g for g in groups if g and "" not in g and len(g) <= MAX_ALTERNATIVES]
+    if not usable:
+        return None
+    return max(usable, key=lambda g: (min(len(s) for s in g), -len(g)))
+
+
+def _seq(items: Any) -> tuple[set[str] | None, list[frozenset[str]]]:
+    """``(exact strings the sequence can match or None, necessary groups)``."""
+    groups: list[frozenset[str]] = []
+    exact: set[str] | None = {""}
+    run: set[str] = {""}
+
+    def flush() -> None:
+        nonlocal run
+        if "" not in run:
+            groups.append(frozenset(run))
+        run = {""}
+
+    for item in items:
+        ex, gs = _node(item)
+        groups.extend(gs)
+        if ex is None:
+            flush()
+            exact = None
+            continue
+        nr = _cross(run, ex)
+        if nr is None:
+            flush()
+            nr = set(ex) if len(ex) <= MAX_ALTERNATIVES else {""}
+        run = nr
+        if exact is not None:
+            exact = _cross(exact, ex)
+    flush()
+    return exact, groups
+
+
+def _node(item: tuple[Any, Any]) -> tuple[set[str] | None, list[frozenset[str]]]:
+    op, av = item
+    if op is _c.LITERAL:
+        ch = _char(av)
+        return (None, []) if ch is None else ({ch}, [])
+    if op is _c.IN:
+        chars = _set_chars(av)
+        return (None, []) if chars is None or len(chars) > MAX_ALTERNATIVES else (chars, [])
+    if op in _ZERO_WIDTH:
+        return {""}, []
+    if op is _c.SUBPATTERN:
+        return _seq(av[-1])
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _seq(av)
+    if op is _c.BRANCH:
+        alts = [_seq(a) for a in av[1]]
+        exact: set[str] | None = set()
+        for ex, _ in alts:
+            if ex is None or exact is None:
+                exact = None
+            else:
+                exact |= ex
+        if exact is not None and len(exact) > MAX_ALTERNATIVES:
+            exact = None
+        groups: list[frozenset[str]] = []
+        union: set[str] = set()
+        for ex, gs in alts:
+            own = list(gs)
+            if ex is not None and "" not in ex:
+                own.append(frozenset(ex))
+            b = _best(own)
+            if b is None:
+                union = set()
+                break
+            union |= b
+        if union and len(union) <= MAX_ALTERNATIVES:
+            groups.append(frozenset(union))
+        return exact, groups
+    if op in _REPEATS:
+        lo, hi, sub = av
+        ex, gs = _seq(sub)
+        if lo == 0:
+            if hi == 1 and ex is not None:
+                return ex | {""}, []
+            return None, []
+        if ex is not None and "" not in ex:
+            gs = gs + [frozenset(ex)]
+        if lo == hi and ex is not None:
+            out: set[str] | None = {""}
+            for _ in range(lo):
+                out = _cross(out, ex) if out is not None else None
+            return out, gs
+        return None, gs
+    return None, []  # ANY, NOT_LITERAL, CATEGORY, GROUPREF, ...: no sure literal
+
+
+def required_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> Needs:
+    """Groups of literals every match of ``pattern`` contains (empty: nothing is sure)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _p.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - a pattern this parser does not know always runs
+        return ()
+    exact, groups = _seq(parsed)
+    if exact is not None and "" not in exact and len(exact) <= MAX_ALTERNATIVES:
+        groups.append(frozenset(exact))
+    # A string containing another string of its group adds nothing ("injections" holds "injection").
+    groups = [frozenset(x for x in g if not any(y != x and y in x for y in g)) for g in groups]
+    kept: list[frozenset[str]] = []
+    for g in sorted({g for g in groups if g and "" not in g and len(g) <= MAX_GROUP},
+                    key=lambda g: (-min(len(s) for s in g), len(g), sorted(g))):
+        if any(k <= g for k in kept):
+            continue  # a group implied by a kept one (a subset is the stronger condition)
+        kept.append(g)
+        if len(kept) == MAX_GROUPS:
+            break
+    # longest strings first: a hit on an early string ends the group's check sooner
+    return tuple(tuple(sorted(g, key=lambda s: (-len(s), s))) for g in kept)
+
+
+def _firsts_node(item: tuple[Any, Any]) -> set[str] | None:
+    """Non-empty strings one of which every match of ``item`` starts with (None: unsure)."""
+    op, av = item
+    if op is _c.LITERAL or op is _c.IN:
+        ex, _ = _node(item)
+        return ex if ex and "" not in ex else None
+    if op is _c.SUBPATTERN:
+        return _firsts_seq(av[-1])
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _firsts_seq(av)
+    if op is _c.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            f = _firsts_seq(alt)
+            if f is None:
+                return None
+            out |= f
+        return out
+    if op in _REPEATS:
+        lo, _hi, sub = av
+        return _firsts_seq(sub) if lo >= 1 else None
+    return None
+
+
+def _firsts_seq(items: Any) -> set[str] | None:
+    """Non-empty strings one of which every match of the sequence starts with (None: unsure).
+
+    Exact items are concatenated ("ig" "nore" -> "ignore"); the first item that is not exact adds
+    the strings its own matches start with and ends the prefix.
+    """
+    prefix: set[str] = {""}
+    for item in items:
+        ex, _ = _node(item)
+        if ex is not None:
+            nxt = _cross(prefix, ex)
+            if nxt is None:
+                break
+            prefix = nxt
+            continue
+        f = _firsts_node(item)
+        if f is not None:
+            nxt = _cross(prefix, f)
+            if nxt is not None:
+                prefix = nxt
+        break
+    if "" in prefix:
+        return None  # some match may start with something unknown (or with nothing known yet)
+    return prefix
+
+
+def first_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> tuple[str, ...] | None:
+    """Strings one of which every match of ``pattern`` starts with, lower-cased (None: unsure).
+
+    ``\\b(?:ignore|disregard)\\s+...`` gives ``("disregard", "ignore")``: a match can start only where
+    one of them occurs, so the scanner tries the pattern there (``match``) instead of searching
+    every position of a window.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _p.parse(pattern, flags)
+    except Exception:  # noqa: BLE001
+        return None
+    f = _firsts_seq(parsed)
+    if not f or len(f) > MAX_ALTERNATIVES:
+        return None
+    return tuple(sorted(f))
+
+
+def start_positions(view: str, firsts: tuple[str, ...], a: int, b: int, limit: int) -> list[int] | None:
+    """Sorted offsets in ``view[a:b]`` where one of ``firsts`` occurs whole (None: more than ``limit``)."""
+    out: set[int] = set()
+    find = view.find
+    for s in firsts:
+        i = find(s, a, b)
+        while i >= 0:
+            out.add(i)
+            if len(out) > limit:
+                return None
+            i = find(s, i + 1, b)
+    return sorted(out)
+
+
+def check_view(text: str, low: str | None = None) -> str | None:
+    """The lower-cased view of ``text`` that :func:`satisfied` checks (None: do not check)."""
+    if low is None:
+        low = text.lower()
+    if text.isascii():
+        return low
+    if len(low) != len(text):
+        return None
+    if "ſ" in low:
+        low = low.replace("ſ", "s")
+    return low
+
+
+def satisfied(needs: Needs, view: str, a: int, b: int) -> bool:
+    """Whether every group of ``needs`` has a literal inside ``view[a:b]``."""
+    find = view.find
+    for group in needs:
+        for s in group:
+            if find(s, a, b) >= 0:
+                break
+        else:
+            return False
+    return True
