@@ -7,7 +7,8 @@ addressing the AI reader, overriding instructions, impersonating authority, cond
 secrecy, the actions of each family, template spoofs) and inserts them into the **train-split host
 templates** of ``generate.py``, with the same insertion and hiding machinery. Benign records use
 the same hosts and the same insertion points with hard-negative sentences (instructions meant for
-people, text about prompt injection, notices), so the insertion itself teaches nothing.
+people, text about prompt injection, notices, specifications of what an assistant should do:
+``augment_specs.py``), so the insertion itself teaches nothing.
 
 Guarantees (checked by ``--check`` and the tests):
 
@@ -41,6 +42,7 @@ if str(HERE) not in sys.path:
 
 import generate as G  # noqa: E402
 from augment_en import EN  # noqa: E402
+from augment_specs import SPECS  # noqa: E402
 
 try:
     from augment_lexicon import LEXICON as _OTHER  # noqa: E402
@@ -194,7 +196,8 @@ def build_records(corpus: Path = CORPUS) -> list[dict[str, Any]]:
             srng = random.Random(rng.random())
             if r < 0.45:
                 h = rng.choice(hosts)
-                sent = G.fill(rng.choice(lex["benign"]), G.Slots(srng, lang, h.carrier))
+                pool = lex["benign"] + SPECS.get(lang, [])
+                sent = G.fill(rng.choice(pool), G.Slots(srng, lang, h.carrier))
                 if not payload_ok(sent):
                     continue
                 text, _ = G.make_positive(G.Template("payload", f"aug:{lang}:benign", lang, "benign", sent), h, srng)
