@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -103,6 +104,22 @@ def _remap(hits: list[_Hit], mapping: list[_Edit]) -> None:
     for h in hits:
         h.start = _map(h.start, mapping, False)
         h.end = max(h.start, _map(h.end, mapping, True))
+
+
+def _commit(text: str, edits: list[tuple[int, int, str]], new: Sequence[tuple[int, str, str, str, str, str | None]],
+            hits: list[_Hit], stage: str) -> str:
+    """Apply ``edits`` to ``text``, move earlier ``hits`` to the new offsets, and add one hit per
+    ``new`` entry ``(edit index, rule, family, severity, reason, detail)`` at its edit's new span
+    (at most :data:`PER_RULE_LIMIT` per rule). Returns the edited text."""
+    out, mapping = _apply(text, edits)
+    _remap(hits, mapping)
+    counts: dict[str, int] = {}
+    for idx, rule, family, sev, reason, detail in new:
+        counts[rule] = counts.get(rule, 0) + 1
+        if counts[rule] <= PER_RULE_LIMIT:
+            _, _, s, e = mapping[idx]
+            hits.append(_Hit(rule, family, sev, s, e, reason, stage, detail))
+    return out
 
 
 def _name(cp: int) -> str:
@@ -330,14 +347,7 @@ def _struct_pass(text: str, hits: list[_Hit]) -> str:
             edits.append((m.start("who"), m.end(), f"[role label: {who}]"))
     out = text
     if edits:
-        out, mapping = _apply(text, edits)
-        _remap(hits, mapping)
-        counts: dict[str, int] = {}
-        for idx, rule, family, sev, reason, detail in new:
-            counts[rule] = counts.get(rule, 0) + 1
-            if counts[rule] <= PER_RULE_LIMIT:
-                _, _, s, e = mapping[idx]
-                hits.append(_Hit(rule, family, sev, s, e, reason, "normalize", detail))
+        out = _commit(text, edits, new, hits, "normalize")
     if "<" in out or not (out.isascii() or _NO_ANGLES(out)):
         for k, m in enumerate(_MARK.finditer(out)):
             if k >= PER_RULE_LIMIT:
@@ -437,14 +447,7 @@ def _links_pass(text: str, hits: list[_Hit], allow: tuple[str, ...]) -> str:
                             "link outside the allow-list defanged; its URL is not shown", name))
             edits.append((m.start(), m.end(), rep))
         if edits:
-            text, mapping = _apply(text, edits)
-            _remap(hits, mapping)
-            counts: dict[str, int] = {}
-            for idx, rule, family, sev, reason, detail in new:
-                counts[rule] = counts.get(rule, 0) + 1
-                if counts[rule] <= PER_RULE_LIMIT:
-                    _, _, s, e = mapping[idx]
-                    hits.append(_Hit(rule, family, sev, s, e, reason, "links", detail))
+            text = _commit(text, edits, new, hits, "links")
     return text
 
 
