@@ -53,7 +53,7 @@ def test_non_ascii_literals_match_only_what_lower_cases_to_them() -> None:
     for c in map(chr, range(0x80, 0x500)):
         if _cased_ok(c):
             got = set(regex.compile(regex.escape(c), pattern_flags()).findall(ALL_CHARS))
-            assert {x.lower() for x in got} == {c.lower()}, c
+            assert {check_view("x" + x)[1] for x in got} == {c.lower()}, c  # type: ignore[index]
 
 
 def test_every_example_match_satisfies_its_pattern_needs() -> None:
@@ -78,3 +78,58 @@ def test_variant_list_is_complete() -> None:
 
     found = {x for x in ALL_CHARS if len(x.upper()) == 1 and len(x.lower()) == 1 and x.upper().lower() != x.lower()}
     assert found == set(_VARIANTS)
+
+
+def test_check_view_reads_case_variants_as_their_letter() -> None:
+    assert check_view("\u1c80ызови") == "вызови"  # Cyrillic Extended-C variant of "в"
+    assert check_view("ſend") == "send"
+    assert check_view("Σοφίας") == "σοφίασ"  # final sigma read as sigma
+
+
+def test_required_scripts_of_simple_shapes() -> None:
+    from toolbound._detect.needs import required_scripts
+
+    assert required_scripts(r"忽略(?:之前|以前)的指令") == {frozenset({"cjk"})}
+    assert required_scripts(r"(?:игнорируй|ignore)\s+\w+") == frozenset()  # an ASCII alternative
+    assert required_scripts(r"(?:무시|無視)하") == {frozenset({"hangul"})}
+    assert required_scripts(r"(?:무시해|無視して)") == {frozenset({"cjk", "hangul"})}
+    assert required_scripts(r"(?=.*忽略)ignore") == {frozenset({"cjk"})}  # lookahead text is in the text
+    assert required_scripts(r"(?!忽略)ignore") == frozenset()
+    assert required_scripts(r"(?:ab)?[а-я]{2,}") == {frozenset({"cyrillic"})}
+    assert required_scripts(r"ſ") == frozenset()  # matches "s" and "S"
+    assert required_scripts(r"[(") == frozenset()
+
+
+def test_every_character_matching_a_script_character_is_in_its_text_ranges() -> None:
+    # required_scripts trusts a pattern character for a script only if every character the regex
+    # module matches to it case-insensitively is in that script's text ranges (text_scripts).
+    from toolbound._detect.needs import _script_of, text_scripts
+
+    chars = {ch for r in RULES for p in r.patterns for ch in p if not ch.isascii()}
+    chars |= {chr(c) for c in range(0x80, 0x3000)}  # every cased script, not only today's packs
+    cls = {}
+    for ch in sorted(chars):
+        name = _script_of(ord(ch))
+        if name is not None:
+            cls.setdefault(name, []).append(ch)
+    assert set(cls) >= {"latin", "cyrillic", "arabic", "cjk", "hangul"}
+    for name, members in cls.items():
+        rx = regex.compile("[" + "".join(regex.escape(c) for c in members) + "]", pattern_flags())
+        for x in set(rx.findall(ALL_CHARS)):
+            assert name in text_scripts("x" + x), (name, x)
+
+
+def test_script_gate_never_skips_a_match() -> None:
+    from toolbound._detect.fold import fold
+    from toolbound._detect.needs import required_scripts, scripts_satisfied, text_scripts
+
+    checked = 0
+    for r in RULES:
+        for ex in r.examples_match + r.examples_no_match:
+            ft = fold(ex).text
+            present = text_scripts(ft)
+            for p, c in zip(r.patterns, r.compiled):
+                if c.search(ft):
+                    assert scripts_satisfied(required_scripts(p), present), (r.id, p, ex)
+                    checked += 1
+    assert checked > 500

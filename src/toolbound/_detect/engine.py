@@ -34,8 +34,8 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
-from toolbound._detect.needs import (Needs, check_view, first_literals, required_literals, satisfied,
-                                     start_positions)
+from toolbound._detect.needs import (Needs, check_view, first_literals, required_literals, required_scripts,
+                                     satisfied, scripts_satisfied, start_positions, text_scripts)
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
@@ -149,6 +149,10 @@ class Scanner:
         self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {
             i: tuple(first_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
+        # Scripts every match of a pattern holds a character of (see needs.required_scripts): a
+        # Chinese pattern never runs on a text without CJK characters.
+        self._scripts = {i: tuple(required_scripts(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
+        self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}
         req_rules: dict[str, set[int]] = {}
@@ -270,6 +274,27 @@ class Scanner:
         self._first_unions[key] = out
         return out
 
+    def _viable(self, ri: int, present: frozenset[str]) -> tuple[tuple[int, ...], Any]:
+        """Rule ``ri``'s patterns that a text holding ``present`` scripts can match, and their
+        alternation (None when there are none)."""
+        key = (ri, present)
+        try:
+            return self._viable_cache[key]
+        except KeyError:
+            pass
+        rule = self.rules[ri]
+        idxs = tuple(j for j, need in enumerate(self._scripts[ri]) if scripts_satisfied(need, present))
+        if len(idxs) == len(rule.compiled):
+            run = self._combined[ri]
+        elif len(idxs) == 1:
+            run = rule.compiled[idxs[0]]
+        elif idxs:
+            run = regex.compile("|".join(f"(?:{rule.patterns[j]})" for j in idxs), pattern_flags())
+        else:
+            run = None
+        self._viable_cache[key] = out = (idxs, run)
+        return out
+
     def _views(self, ft: str) -> tuple[str, str, str | None]:
         """``(lower-cased text, ASCII view, lower-cased text or None when ASCII)``."""
         low = ft.lower()
@@ -288,6 +313,7 @@ class Scanner:
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
+        present = text_scripts(ft)
         leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
         hits: dict[int, list[tuple[int, int, str]]] = {}
@@ -328,10 +354,12 @@ class Scanner:
                     continue
                 rpos.sort()
             found: list[tuple[int, int]] = []
-            npat = len(rule.compiled)
+            viable, vrun = self._viable(ri, present)
+            if vrun is None:
+                continue  # every pattern needs a script the text does not hold
             groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
-            if npat == 1:
-                groups = [(rule.compiled[0], spans, (0,))]
+            if len(rule.compiled) == 1:
+                groups = [(vrun, spans, viable)]
             else:
                 per: dict[int, list[tuple[int, int, str]]] = {}
                 every: list[tuple[int, int, str]] = []
@@ -341,8 +369,9 @@ class Scanner:
                         every.append(sp)
                     else:
                         for j in js:
-                            per.setdefault(j, []).append(sp)
-                groups = [(self._combined[ri], every, tuple(range(npat)))] if every else []
+                            if j in viable:
+                                per.setdefault(j, []).append(sp)
+                groups = [(vrun, every, viable)] if every else []
                 groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             with_leet = ri in leet_rules
             needs = self._needs[ri]

@@ -17,10 +17,12 @@ Soundness rests on three things:
   empty string (they consume nothing, so the strings on either side are adjacent);
 - case: patterns run with IGNORECASE, so literals are lower-cased, and non-ASCII characters are
   kept only when they have no case (CJK, kana, Hangul, Arabic, punctuation) or are letters whose
-  case-insensitive matches all lower-case to the same letter (basic Cyrillic, Latin-1 letters). The view that is
-  checked is the lower-cased text with ``ſ`` read as ``s`` (the one non-ASCII character that the
-  regex module matches to an ASCII letter and that ``str.lower`` leaves alone; the Kelvin sign
-  lower-cases to ``k``); a text whose lower-casing changes its length (``İ``) is not checked.
+  case-insensitive matches all read as the same letter in the view (basic Cyrillic, Latin-1
+  letters). The view that is checked is the lower-cased text with every case variant read as the
+  lower case of its upper case (``ſ`` as ``s``, the Cyrillic ``ᲀ`` as ``в``; ``ſ`` is the one
+  non-ASCII character that the regex module matches to an ASCII letter and that ``str.lower``
+  leaves alone; the Kelvin sign lower-cases to ``k``); a text whose lower-casing changes its length
+  (``İ``) is not checked.
   ``tests/test_detect_needs.py`` verifies these facts against the installed regex module.
 """
 
@@ -38,7 +40,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _p  # type: ignore[no-redef]
 
-__all__ = ["Needs", "check_view", "first_literals", "required_literals", "satisfied", "start_positions"]
+__all__ = ["Needs", "SCRIPTS", "check_view", "first_literals", "required_literals", "required_scripts", "satisfied",
+           "scripts_satisfied", "start_positions", "text_scripts"]
 
 Needs = tuple[tuple[str, ...], ...]
 """Groups of literals: every match contains one literal of every group."""
@@ -47,6 +50,7 @@ MAX_ALTERNATIVES = 24   # strings an exact set may hold before it is given up
 MAX_GROUP = 16          # strings a kept group may hold (each costs one str.find per window)
 MAX_GROUPS = 4          # groups kept per pattern
 MAX_RANGE = 8           # a character range in a set expands to at most this many characters
+MAX_FIRSTS = 128        # start strings first_literals may return (one str.find each per window)
 
 _ZERO_WIDTH = {_c.AT, _c.ASSERT, _c.ASSERT_NOT}
 _REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
@@ -58,14 +62,19 @@ _ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
 # x.upper().lower() != x.lower(). Letters they stand for are not trusted as literals.
 _VARIANTS = ("\u00b5\u0131\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5"
              "\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe")
-_UNSURE = frozenset(x.upper().lower() for x in _VARIANTS)
+# The check view reads each variant as the lower case of its upper case ("ᲀ" as "в", "ſ" as "s"), so
+# the letters they stand for can be literals too.
+_CANON = {ord(x): x.upper().lower() for x in _VARIANTS}
+assert all(len(v) == 1 for v in _CANON.values())
+_VARIANT_RE = re.compile("[" + _VARIANTS + "]")
 
 
 def _cased_ok(ch: str) -> bool:
-    """Cased letters whose every case-insensitive match lower-cases to ``ch.lower()`` (basic Cyrillic,
-    Latin-1 letters; ``tests/test_detect_needs.py`` checks this against the regex module)."""
+    """Cased letters whose every case-insensitive match reads as ``ch.lower()`` in the check view
+    (basic Cyrillic, Latin-1 letters; ``tests/test_detect_needs.py`` checks this against the regex
+    module)."""
     c = ord(ch)
-    if ch.lower() in _UNSURE:
+    if ch in _VARIANTS:
         return False
     return 0x400 <= c <= 0x45F or (0xC0 <= c <= 0xFE and c not in (0xD7, 0xDF, 0xF7))
 
@@ -104,8 +113,8 @@ def _set_chars(items: list[tuple[Any, Any]]) -> set[str] | None:
     return out or None
 
 
-def _cross(a: set[str], b: set[str]) -> set[str] | None:
-    if len(a) * len(b) > MAX_ALTERNATIVES:
+def _cross(a: set[str], b: set[str], limit: int = MAX_ALTERNATIVES) -> set[str] | None:
+    if len(a) * len(b) > limit:
         return None
     return {x + y for x, y in product(a, b)}
 
@@ -263,14 +272,14 @@ def _firsts_seq(items: Any) -> set[str] | None:
     for item in items:
         ex, _ = _node(item)
         if ex is not None:
-            nxt = _cross(prefix, ex)
+            nxt = _cross(prefix, ex, MAX_FIRSTS)
             if nxt is None:
                 break
             prefix = nxt
             continue
         f = _firsts_node(item)
         if f is not None:
-            nxt = _cross(prefix, f)
+            nxt = _cross(prefix, f, MAX_FIRSTS)
             if nxt is not None:
                 prefix = nxt
         break
@@ -293,7 +302,7 @@ def first_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MUL
     except Exception:  # noqa: BLE001
         return None
     f = _firsts_seq(parsed)
-    if not f or len(f) > MAX_ALTERNATIVES:
+    if not f or len(f) > MAX_FIRSTS:
         return None
     return tuple(sorted(f))
 
@@ -320,8 +329,8 @@ def check_view(text: str, low: str | None = None) -> str | None:
         return low
     if len(low) != len(text):
         return None
-    if "ſ" in low:
-        low = low.replace("ſ", "s")
+    if _VARIANT_RE.search(low):
+        low = low.translate(_CANON)
     return low
 
 
@@ -335,3 +344,135 @@ def satisfied(needs: Needs, view: str, a: int, b: int) -> bool:
         else:
             return False
     return True
+
+
+# -- scripts ---------------------------------------------------------------------------------------
+#
+# A pattern written for Chinese cannot match a text without a CJK character, whatever its literals
+# look like to the analysis above (a big alternation of phrases keeps no literal group). For each
+# pattern, required_scripts() gives the scripts of which every match holds a character; a text lacking
+# one (text_scripts) skips the pattern. Most tool output is ASCII or Latin with a few curly quotes,
+# so the other languages' patterns of a multilingual rule cost nothing there.
+#
+# A pattern character counts for a script only when it is in the script's *pattern* ranges and none
+# of its case variants leaves them; a text counts as holding the script when it has any character in
+# the wider *text* ranges, which also hold every character that matches a pattern character
+# case-insensitively (Cyrillic Extended-C variants, the Kelvin and Angstrom signs, Greek
+# variants...). tests/test_detect_needs.py checks both against Unicode's case mappings.
+
+SCRIPTS: dict[str, tuple[str, str]] = {
+    # name: (pattern ranges, text ranges) as regex character-class bodies
+    "latin": ("\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff",
+              "\u00aa\u00b5\u00ba\u00c0-\u024f\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff"
+              "\u2100-\u214f\ufb00-\ufb06"),
+    "greek": ("\u0370-\u03ff\u1f00-\u1fff",
+              "\u00b5\u0345\u0370-\u03ff\u1d00-\u1dbf\u1f00-\u1fff\u2100-\u214f"),
+    "cyrillic": ("\u0400-\u052f", "\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f"),
+    "arabic": ("\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff",
+               "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff"),
+    "cjk": ("\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff",
+            "\u2e80-\u2fdf\u3000-\u30ff\u31c0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+            "\uff00-\uffef\U00020000-\U0003134f"),
+    "hangul": ("\u1100-\u11ff\u3130-\u318f\uac00-\ud7af",
+               "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff\uffa0-\uffdc"),
+}
+_PATTERN_SCRIPT = [(name, re.compile(f"[{pr}]")) for name, (pr, _tr) in SCRIPTS.items()]
+_TEXT_SCRIPT = [(name, re.compile(f"[{tr}]")) for name, (_pr, tr) in SCRIPTS.items()]
+_PATTERN_RX = dict(_PATTERN_SCRIPT)
+
+
+def _script_of(code: int) -> str | None:
+    """The script a pattern character requires of the text (None: none for sure)."""
+    ch = chr(code)
+    if ch.isascii():
+        return None
+    name = next((n for n, rx in _PATTERN_SCRIPT if rx.match(ch)), None)
+    if name is None:
+        return None
+    rx = _PATTERN_RX[name]
+    for v in (ch.lower(), ch.upper(), ch.casefold(), ch.title()):
+        if any(not rx.match(x) for x in v):
+            return None  # a case variant outside the script ("ſ" -> "S", "ı" -> "I")
+    return name
+
+
+ScriptNeeds = frozenset[frozenset[str]]
+"""Groups of scripts: every match holds a character of one script of every group."""
+
+_NO_SCRIPTS: ScriptNeeds = frozenset()
+
+
+def _scripts_seq(items: Any) -> ScriptNeeds:
+    out: set[frozenset[str]] = set()
+    for item in items:
+        out |= _scripts_node(item)
+    return frozenset(out)
+
+
+def _scripts_node(item: tuple[Any, Any]) -> ScriptNeeds:
+    op, av = item
+    if op is _c.LITERAL:
+        name = _script_of(av)
+        return frozenset({frozenset({name})}) if name else _NO_SCRIPTS
+    if op is _c.IN:
+        names: set[str | None] = set()
+        for iop, iav in av:
+            if iop is _c.LITERAL:
+                names.add(_script_of(iav))
+            elif iop is _c.RANGE:
+                lo, hi = iav
+                a = _script_of(lo)
+                # a range counts only when every character in it (sampled densely) is in one script
+                step = max(1, (hi - lo) // 256)
+                names.add(a if a is not None and all(_script_of(c) == a for c in (*range(lo, hi + 1, step), hi))
+                          else None)
+            else:  # NEGATE, CATEGORY (\w, \s, ...): anything
+                names.add(None)
+        if names and None not in names:
+            return frozenset({frozenset(names)})  # type: ignore[arg-type]
+        return _NO_SCRIPTS
+    if op is _c.SUBPATTERN:
+        return _scripts_seq(av[-1])
+    if _ATOMIC is not None and op is _ATOMIC:
+        return _scripts_seq(av)
+    if op is _c.ASSERT:  # a lookaround's text is in the text too
+        return _scripts_seq(av[1])
+    if op is _c.BRANCH:
+        # one necessary group per alternative; their union is necessary for the branch
+        union: set[str] = set()
+        for alt in av[1]:
+            groups = _scripts_seq(alt)
+            if not groups:
+                return _NO_SCRIPTS
+            union |= min(groups, key=lambda g: (len(g), sorted(g)))
+        return frozenset({frozenset(union)})
+    if op in _REPEATS:
+        lo, _hi, sub = av
+        return _scripts_seq(sub) if lo >= 1 else _NO_SCRIPTS
+    return _NO_SCRIPTS  # ASSERT_NOT, AT, ANY, CATEGORY, GROUPREF...: nothing sure
+
+
+def required_scripts(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> ScriptNeeds:
+    """Groups of scripts (keys of :data:`SCRIPTS`): every match of ``pattern`` holds a character of
+    one script of every group (empty: nothing is sure)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _p.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - unknown syntax: nothing is sure
+        return _NO_SCRIPTS
+    groups = _scripts_seq(parsed)
+    # a group holding another group adds nothing
+    return frozenset(g for g in groups if not any(h < g for h in groups))
+
+
+def scripts_satisfied(needs: ScriptNeeds, present: frozenset[str]) -> bool:
+    """Whether a text holding characters of ``present`` scripts can match."""
+    return all(not present.isdisjoint(g) for g in needs)
+
+
+def text_scripts(text: str) -> frozenset[str]:
+    """Scripts of which ``text`` holds a character (in the wide text ranges); empty for ASCII."""
+    if text.isascii():
+        return frozenset()
+    return frozenset(name for name, rx in _TEXT_SCRIPT if rx.search(text))
