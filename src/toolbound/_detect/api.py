@@ -108,7 +108,8 @@ def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]: 
     out: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
     for a, e in windows:
-        for f in scanner.scan(joined[a:e]):
+        inner = [b - a for b in bounds if a <= b < e]
+        for f in scanner.scan(joined[a:e], across=inner):
             s, t = f.start + a, f.end + a
             i = bisect_right(bounds, s - 1)  # first separator at or after s
             if i >= len(bounds) or bounds[i] >= t:

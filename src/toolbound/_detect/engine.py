@@ -227,9 +227,15 @@ class Scanner:
 
     # -- public ---------------------------------------------------------------------------------
 
-    def scan(self, text: str) -> list[Finding]:
-        """All findings in ``text``, offsets into ``text``, sorted by position (context excluded)."""
-        return self._findings(self._scan(text, 0))
+    def scan(self, text: str, *, across: Sequence[int] | None = None) -> list[Finding]:
+        """All findings in ``text``, offsets into ``text``, sorted by position (context excluded).
+
+        ``across``: sorted offsets (field separators of a joined text). When given, the caller keeps
+        only findings that contain one of them, so a rule runs only in windows that hold one; every
+        such finding is still found (a match lies inside its window). Context rules and encoded
+        runs are scanned as usual, so weakening and decoding see what they always see.
+        """
+        return self._findings(self._scan(text, 0, across))
 
     def prefilter_hits(self, text: str) -> bool:
         """Whether any literal of any rule occurs in ``text``."""
@@ -303,7 +309,7 @@ class Scanner:
         asc = low.encode("ascii", "replace").replace(b"11", b"ll").translate(_LEET_BYTES).decode("ascii")
         return low, asc, low
 
-    def _match(self, ft: str, *, allow_rot13: bool
+    def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None
                ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]], list[tuple[int, int]],
                           list[tuple[int, int, Rule]], set[tuple[int, int, int]]]:
         """Run the rules over folded text ``ft``.
@@ -353,6 +359,7 @@ class Scanner:
                 if not rpos:
                     continue
                 rpos.sort()
+            cover = across if across is not None and rule.family != CONTEXT_FAMILY else None
             found: list[tuple[int, int]] = []
             viable, vrun = self._viable(ri, present)
             if vrun is None:
@@ -378,7 +385,7 @@ class Scanner:
             fast = chk is not None and not with_leet
             for pat, pspans, idxs in groups:
                 check = fast and any(needs[j] for j in idxs)
-                for a, b in _windows(pspans, rule.window, n, rpos):
+                for a, b in _windows(pspans, rule.window, n, rpos, cover):
                     run = pat
                     sel = idxs
                     if check:
@@ -426,10 +433,12 @@ class Scanner:
                 out[ri] = _disjoint(found)[:MAX_FINDINGS_PER_RULE]
         return out, kw, rot, timeouts, set(leet_found)
 
-    def _scan(self, text: str, depth: int) -> list[_Ev]:
+    def _scan(self, text: str, depth: int, across: Sequence[int] | None = None) -> list[_Ev]:
         f = fold(text)
         ft = f.text
-        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH)
+        if across is not None and ft != text:
+            across = None  # offsets of the folded text differ: scan everything
+        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH, across=across)
         span = f.map.span
         evs: list[_Ev] = []
         for ri, spans in matches.items():
@@ -621,8 +630,10 @@ def _trie_hits(pf: re.Pattern[str], text: str, inner: dict[str, tuple[int, ...]]
     return out
 
 
-def _windows(spans: list[tuple[int, int, str]], w: int, n: int, rpos: list[int] | None) -> list[list[int]]:
-    """Merged windows of ``w`` characters around hits; with ``rpos``, only windows containing one."""
+def _windows(spans: list[tuple[int, int, str]], w: int, n: int, rpos: list[int] | None,
+             cover: Sequence[int] | None = None) -> list[list[int]]:
+    """Merged windows of ``w`` characters around hits; with ``rpos`` (and ``cover``), only windows
+    containing a position of it (and of ``cover``)."""
     windows: list[list[int]] = []
     for s, e, _ in spans:
         a, b = max(0, s - w), min(n, e + w)
@@ -631,13 +642,14 @@ def _windows(spans: list[tuple[int, int, str]], w: int, n: int, rpos: list[int] 
                 windows[-1][1] = b
         else:
             windows.append([a, b])
-    if rpos is not None:
-        kept = []
-        for wd in windows:
-            k = bisect_left(rpos, wd[0])
-            if k < len(rpos) and rpos[k] < wd[1]:
-                kept.append(wd)
-        return kept
+    for pos in (rpos, cover):
+        if pos is not None:
+            kept = []
+            for wd in windows:
+                k = bisect_left(pos, wd[0])
+                if k < len(pos) and pos[k] < wd[1]:
+                    kept.append(wd)
+            windows = kept
     return windows
 
 
