@@ -333,15 +333,18 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 # -------------------------------------------------------------------------------------------------
 
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
-          splits: tuple[str, str] = ("train", "dev")) -> dict[str, Any]:
-    """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata."""
+          splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
+
+    ``extra``: more training records (same schema), added to the train split.
+    """
     np = _np()
     from array import array
 
     from toolbound._detect.score import rule_score
 
     recs = load_corpus(corpus)
-    train_recs = [r for r in recs if r["split"] == splits[0]]
+    train_recs = [r for r in recs if r["split"] == splits[0]] + list(extra)
     dev_recs = [r for r in recs if r["split"] == splits[1]]
     if not train_recs or not dev_recs:
         raise SystemExit(f"{corpus}: need records in both the {splits[0]} and {splits[1]} splits")
