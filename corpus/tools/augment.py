@@ -216,6 +216,8 @@ def build_records(corpus: Path = CORPUS) -> list[dict[str, Any]]:
                             n.group)
     for kind, by_lang in HARD_NEGATIVES.items():
         for lang, sents in by_lang.items():
+            if TARGETS.get(lang, (0, 0))[1] == 0:  # no benign records wanted for this language
+                continue
             hosts = [h for h in G.HOSTS if h.lang == lang and h.split == "train"]
             rng = random.Random(f"{SEED}|{lang}|{kind}")
             for sent in sents:
