@@ -42,7 +42,7 @@ if str(HERE) not in sys.path:
 
 import generate as G  # noqa: E402
 from augment_en import EN  # noqa: E402
-from augment_specs import SPECS  # noqa: E402
+from augment_specs import ASSISTANT_SPEC, HUMAN_IMPERATIVE, SPECS  # noqa: E402
 
 try:
     from augment_lexicon import LEXICON as _OTHER  # noqa: E402
@@ -55,6 +55,10 @@ DEFAULT_OUT = HERE.parent / "augment_train.jsonl"
 CORPUS = HERE.parent / "corpus.jsonl"
 
 LEXICON: dict[str, dict[str, Any]] = {"en": EN, **_OTHER}
+
+# Harder hard negatives, each inserted once (into a train-split host) after the sampled records.
+HARD_NEGATIVES: dict[str, dict[str, list[str]]] = {"assistant_spec": ASSISTANT_SPEC,
+                                                   "human_imperative": HUMAN_IMPERATIVE}
 
 # (positives, benign) per language
 TARGETS: dict[str, tuple[int, int]] = {
@@ -210,6 +214,19 @@ def build_records(corpus: Path = CORPUS) -> list[dict[str, Any]]:
                 n = rng.choice(negs)
                 made += add(G.render(n.body, G.Slots(srng, lang, n.carrier), None, srng), 0, n.family, lang, n.carrier,
                             n.group)
+    for kind, by_lang in HARD_NEGATIVES.items():
+        for lang, sents in by_lang.items():
+            if TARGETS.get(lang, (0, 0))[1] == 0:  # no benign records wanted for this language
+                continue
+            hosts = [h for h in G.HOSTS if h.lang == lang and h.split == "train"]
+            rng = random.Random(f"{SEED}|{lang}|{kind}")
+            for sent in sents:
+                h = rng.choice(hosts)
+                srng = random.Random(rng.random())
+                if not payload_ok(sent):
+                    continue
+                text, _ = G.make_positive(G.Template("payload", f"aug:{lang}:{kind}", lang, "benign", sent), h, srng)
+                add(text, 0, f"benign:{kind}", lang, h.carrier, h.group)
     random.Random(f"{SEED}|ids").shuffle(out)
     for i, rec in enumerate(out, 1):
         rec["id"] = f"aug-{i:05d}"
