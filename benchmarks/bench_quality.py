@@ -88,7 +88,11 @@ def model_card() -> str:
            is not None else "."),
         f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "
         f"`{m['weights_sha256'][:16]}…`), read with the standard library only.",
-        f"- trained on the corpus **{tr['split']}** split only ({tr['records']} records, SHA-256 "
+        f"- trained on the corpus **{tr['split']}** split"
+        + (f" plus {tr['extra_records']} benign hard negatives (specifications of assistant behaviour, "
+           "instructions for people) of the train-only rule-development set `corpus/augment_train.jsonl`"
+           if tr.get("extra_records") else " only")
+        + f" ({tr['records']} records in all, SHA-256 "
         f"`{tr['train_sha256'][:16]}…`), seed {m['seed']}; `python -m toolbound._detect.train --check` "
         "retrains and verifies the shipped bytes.",
         f"- threshold chosen on the **{tc['split']}** split: {tc['rule']} (raw logit {tc['logit']:.4f}, "

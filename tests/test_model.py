@@ -164,3 +164,41 @@ def test_corrupt_weights_are_rejected(tmp_path, fast_training):
     (tmp_path / M.WEIGHTS_FILE).write_bytes(bytes(raw))
     with pytest.raises(M.ModelError, match="SHA-256"):
         M.Model.load(tmp_path)
+
+
+def test_hard_negatives_are_benign_train_records_of_the_two_kinds(tmp_path) -> None:
+    from toolbound._detect import train
+
+    aug = tmp_path / "aug.jsonl"
+    rows = [
+        {"id": "a1", "text": "spec", "label": 0, "family": "benign:assistant_spec", "split": "train"},
+        {"id": "a2", "text": "ask", "label": 0, "family": "benign:human_imperative", "split": "train"},
+        {"id": "a3", "text": "plain", "label": 0, "family": "benign:plain", "split": "train"},
+        {"id": "a4", "text": "inj", "label": 1, "family": "override", "split": "train"},
+    ]
+    aug.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [r["id"] for r in train.hard_negatives(aug)] == ["a1", "a2"]
+    rows[0]["split"] = "dev"
+    aug.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(SystemExit, match="not in the train split"):
+        train.hard_negatives(aug)
+
+
+def test_train_cli_reports_a_missing_augment_file(tmp_path, capsys) -> None:
+    pytest.importorskip("numpy")
+    from toolbound._detect import train
+
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    assert train.main(["--corpus", str(corpus), "--augment", str(tmp_path / "none.jsonl"),
+                       "--out", str(tmp_path / "m")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not M.weights_present(), reason="no shipped weights in this checkout")
+def test_shipped_model_records_its_extra_training_data() -> None:
+    meta = json.loads((M.MODEL_DIR / M.META_FILE).read_text())
+    from toolbound._detect import train
+
+    if train.DEFAULT_AUGMENT.is_file():
+        assert meta["training"]["extra_records"] == len(train.hard_negatives())
