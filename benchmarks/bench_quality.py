@@ -89,9 +89,8 @@ def model_card() -> str:
         f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "
         f"`{m['weights_sha256'][:16]}…`), read with the standard library only.",
         f"- trained on the corpus **{tr['split']}** split"
-        + (f" plus {tr['extra_records']} benign hard negatives (specifications of assistant behaviour, "
-           "instructions for people) of the train-only rule-development set `corpus/augment_train.jsonl`"
-           if tr.get("extra_records") else " only")
+        + (f" plus the {tr['extra_records']} records of the train-only rule-development set "
+           "`corpus/augment_train.jsonl` (train-split hosts)" if tr.get("extra_records") else " only")
         + f" ({tr['records']} records in all, SHA-256 "
         f"`{tr['train_sha256'][:16]}…`), seed {m['seed']}; `python -m toolbound._detect.train --check` "
         "retrains and verifies the shipped bytes.",

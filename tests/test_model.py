@@ -166,22 +166,20 @@ def test_corrupt_weights_are_rejected(tmp_path, fast_training):
         M.Model.load(tmp_path)
 
 
-def test_hard_negatives_are_benign_train_records_of_the_two_kinds(tmp_path) -> None:
+def test_augment_records_must_all_be_train_records(tmp_path) -> None:
     from toolbound._detect import train
 
     aug = tmp_path / "aug.jsonl"
     rows = [
         {"id": "a1", "text": "spec", "label": 0, "family": "benign:assistant_spec", "split": "train"},
-        {"id": "a2", "text": "ask", "label": 0, "family": "benign:human_imperative", "split": "train"},
-        {"id": "a3", "text": "plain", "label": 0, "family": "benign:plain", "split": "train"},
-        {"id": "a4", "text": "inj", "label": 1, "family": "override", "split": "train"},
+        {"id": "a2", "text": "inj", "label": 1, "family": "override", "split": "train"},
     ]
     aug.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    assert [r["id"] for r in train.hard_negatives(aug)] == ["a1", "a2"]
+    assert [r["id"] for r in train.augment_records(aug)] == ["a1", "a2"]
     rows[0]["split"] = "dev"
     aug.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with pytest.raises(SystemExit, match="not in the train split"):
-        train.hard_negatives(aug)
+        train.augment_records(aug)
 
 
 def test_train_cli_reports_a_missing_augment_file(tmp_path, capsys) -> None:
@@ -201,4 +199,4 @@ def test_shipped_model_records_its_extra_training_data() -> None:
     from toolbound._detect import train
 
     if train.DEFAULT_AUGMENT.is_file():
-        assert meta["training"]["extra_records"] == len(train.hard_negatives())
+        assert meta["training"]["extra_records"] == len(train.augment_records())

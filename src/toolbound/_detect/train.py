@@ -7,13 +7,14 @@ Needs numpy (training only; inference is pure Python). Deterministic: the same c
 and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
 with the shipped files). The test split is never read.
 
-Training data: the train split, plus the benign hard negatives of the train-only rule-development
-set (``corpus/augment_train.jsonl``, kinds :data:`HARD_NEGATIVE_KINDS`: specifications of assistant
-behaviour and instructions for people, inserted into train-split hosts). They were chosen on the dev
-split, which holds 130 hard negatives of those kinds written apart from everything else
-(``corpus/authored/dev_hard.jsonl``): recall at dev FPR <= 1% was 0.52 with the train split alone,
-0.67 with half of these negatives and 0.72 with all of them (0.65 with every benign record of the
-set; its injected records were not used, they lowered dev recall in an earlier trial).
+Training data: the train split plus the train-only rule-development set
+(``corpus/augment_train.jsonl``: injected passages from phrase lexicons in 11 languages and benign
+hard negatives, all inserted into train-split hosts). This was chosen on the dev split, which holds
+240 records written apart from everything else (``corpus/authored/dev_hard.jsonl``), among six
+training sets by recall at dev FPR <= 1%: train split alone 0.52; plus half of the set's
+specification / people-directed hard negatives 0.67, all of them 0.72, half of all its benign
+records 0.65; plus all its hard negatives and injections 0.746; plus the whole set 0.748 (a tie with
+the previous one, one record; the simpler rule, the whole set, ships).
 
 Steps:
 
@@ -61,7 +62,6 @@ MODEL_VERSION = "1"
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_CORPUS = ROOT / "corpus" / "corpus.jsonl"
 DEFAULT_AUGMENT = ROOT / "corpus" / "augment_train.jsonl"
-HARD_NEGATIVE_KINDS = ("benign:assistant_spec", "benign:human_imperative")
 DEFAULT_OUT = Path(__file__).resolve().parent
 
 
@@ -107,10 +107,10 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
     return recs
 
 
-def hard_negatives(path: Path = DEFAULT_AUGMENT) -> list[dict[str, Any]]:
-    """The benign records of kinds :data:`HARD_NEGATIVE_KINDS` of the rule-development set (all
-    ``split=train``); the caller adds them to the train split."""
-    out = [r for r in load_corpus(path) if int(r["label"]) == 0 and r["family"] in HARD_NEGATIVE_KINDS]
+def augment_records(path: Path = DEFAULT_AUGMENT) -> list[dict[str, Any]]:
+    """The records of the rule-development set (all ``split=train``); the caller adds them to the
+    train split."""
+    out = load_corpus(path)
     bad = [r["id"] for r in out if r["split"] != "train"]
     if bad:
         raise SystemExit(f"{path}: records {bad[:3]} are not in the train split")
@@ -466,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus JSONL with a split field")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="directory for model.bin and model.json")
     ap.add_argument("--augment", type=Path, default=DEFAULT_AUGMENT,
-                    help="rule-development set whose benign hard negatives join the train split")
+                    help="rule-development set whose records join the train split")
     ap.add_argument("--no-augment", dest="augment", action="store_const", const=None,
                     help="train on the corpus train split alone")
     ap.add_argument("--check", action="store_true",
@@ -481,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.augment}: no such file (build it with corpus/tools/augment.py, or pass --no-augment)",
                   file=sys.stderr)
             return 2
-        extra = hard_negatives(args.augment)
+        extra = augment_records(args.augment)
     if not args.check:
         train(args.corpus, args.out, extra=extra)
         return 0
