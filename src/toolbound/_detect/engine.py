@@ -140,18 +140,23 @@ class Scanner:
                 regex.compile("|".join(f"(?:{p})" for p in self.rules[i].patterns), flags))
             for i in self._pattern_rules}
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
-        # Literals each pattern cannot match without (see needs.py): a window lacking them skips the
-        # pattern (a multi-pattern rule left with one pattern that can match runs that one alone).
-        self._needs: dict[int, tuple[Needs, ...]] = {
-            i: tuple(required_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
-        # Strings every match of a pattern starts with (see needs.first_literals): a window with a
-        # few of them tries the pattern only at those offsets instead of searching every position.
-        self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {
-            i: tuple(first_literals(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
+        # Per pattern, from one parse of it (needs.py's analyses share a small parse cache, so they
+        # run pattern by pattern):
+        # - literals it cannot match without (required_literals): a window lacking them skips the
+        #   pattern (a multi-pattern rule left with one pattern that can match runs that one alone);
+        # - strings every match starts with (first_literals): a window with a few of them tries the
+        #   pattern only at those offsets instead of searching every position;
+        # - scripts every match holds a character of (required_scripts): a Chinese pattern never
+        #   runs on a text without CJK characters.
+        self._needs: dict[int, tuple[Needs, ...]] = {}
+        self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {}
+        self._scripts: dict[int, tuple[Any, ...]] = {}
+        for i in self._pattern_rules:
+            per = [(required_literals(p), first_literals(p), required_scripts(p)) for p in self.rules[i].patterns]
+            self._needs[i] = tuple(x[0] for x in per)
+            self._firsts[i] = tuple(x[1] for x in per)
+            self._scripts[i] = tuple(x[2] for x in per)
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
-        # Scripts every match of a pattern holds a character of (see needs.required_scripts): a
-        # Chinese pattern never runs on a text without CJK characters.
-        self._scripts = {i: tuple(required_scripts(p) for p in self.rules[i].patterns) for i in self._pattern_rules}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}

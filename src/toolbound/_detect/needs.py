@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from functools import lru_cache
 from itertools import product
 from typing import Any
 
@@ -213,13 +214,23 @@ def _node(item: tuple[Any, Any]) -> tuple[set[str] | None, list[frozenset[str]]]
     return None, []  # ANY, NOT_LITERAL, CATEGORY, GROUPREF, ...: no sure literal
 
 
-def required_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> Needs:
-    """Groups of literals every match of ``pattern`` contains (empty: nothing is sure)."""
+@lru_cache(maxsize=8)
+def _parse(pattern: str, flags: int) -> Any:
+    """The standard library's parse of ``pattern`` (None when it cannot parse it: such a pattern
+    gets no literals and no scripts, so it always runs). A small cache: the scanner runs the three
+    analyses of one pattern one after the other."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            parsed = _p.parse(pattern, flags)
-    except Exception:  # noqa: BLE001 - a pattern this parser does not know always runs
+            return _p.parse(pattern, flags)
+    except Exception:  # noqa: BLE001 - syntax only the regex module knows
+        return None
+
+
+def required_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> Needs:
+    """Groups of literals every match of ``pattern`` contains (empty: nothing is sure)."""
+    parsed = _parse(pattern, flags)
+    if parsed is None:
         return ()
     exact, groups = _seq(parsed)
     if exact is not None and "" not in exact and len(exact) <= MAX_ALTERNATIVES:
@@ -295,11 +306,8 @@ def first_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MUL
     one of them occurs, so the scanner tries the pattern there (``match``) instead of searching
     every position of a window.
     """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            parsed = _p.parse(pattern, flags)
-    except Exception:  # noqa: BLE001
+    parsed = _parse(pattern, flags)
+    if parsed is None:
         return None
     f = _firsts_seq(parsed)
     if not f or len(f) > MAX_FIRSTS:
@@ -381,6 +389,7 @@ _TEXT_SCRIPT = [(name, re.compile(f"[{tr}]")) for name, (_pr, tr) in SCRIPTS.ite
 _PATTERN_RX = dict(_PATTERN_SCRIPT)
 
 
+@lru_cache(maxsize=None)
 def _script_of(code: int) -> str | None:
     """The script a pattern character requires of the text (None: none for sure)."""
     ch = chr(code)
@@ -455,11 +464,8 @@ def _scripts_node(item: tuple[Any, Any]) -> ScriptNeeds:
 def required_scripts(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> ScriptNeeds:
     """Groups of scripts (keys of :data:`SCRIPTS`): every match of ``pattern`` holds a character of
     one script of every group (empty: nothing is sure)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            parsed = _p.parse(pattern, flags)
-    except Exception:  # noqa: BLE001 - unknown syntax: nothing is sure
+    parsed = _parse(pattern, flags)
+    if parsed is None:
         return _NO_SCRIPTS
     groups = _scripts_seq(parsed)
     # a group holding another group adds nothing
