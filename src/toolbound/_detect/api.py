@@ -88,7 +88,7 @@ def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:
 
 def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]:  # type: ignore[no-untyped-def]
     """Findings in the joined text that cross at least one field boundary."""
-    from bisect import bisect_right
+    from bisect import bisect_left, bisect_right
 
     starts: list[int] = []
     pos = 0
@@ -108,7 +108,7 @@ def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]: 
     out: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
     for a, e in windows:
-        inner = [b - a for b in bounds if a <= b < e]
+        inner = [b - a for b in bounds[bisect_left(bounds, a):bisect_left(bounds, e)]]
         for f in scanner.scan(joined[a:e], across=inner):
             s, t = f.start + a, f.end + a
             i = bisect_right(bounds, s - 1)  # first separator at or after s
