@@ -387,56 +387,67 @@ class Scanner:
                 groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             with_leet = ri in leet_rules
             needs = self._needs[ri]
-            fast = chk is not None and not with_leet
             for pat, pspans, idxs in groups:
-                check = fast and any(needs[j] for j in idxs)
+                check = chk is not None and any(needs[j] for j in idxs)
                 for a, b in _windows(pspans, rule.window, n, rpos, cover):
-                    run = pat
-                    sel = idxs
-                    if check:
-                        ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
-                        if not ok:
-                            continue  # no pattern can match in this window
-                        if len(ok) < len(idxs):
-                            # The other patterns cannot match here: one left runs alone; with
-                            # several, the alternation runs as is (its other branches match nothing).
-                            sel = tuple(ok)
-                            if len(ok) == 1:
-                                run = rule.compiled[ok[0]]
-                    starts = None
-                    if fast:
-                        firsts = self._first_union(ri, sel)
-                        if firsts is not None:
-                            starts = start_positions(chk, firsts, a, b, MAX_ANCHORED)  # type: ignore[arg-type]
                     try:
-                        if starts is not None:
-                            # Every match starts with one of ``firsts``: try the pattern only there,
-                            # left to right, resuming after each match (what finditer would find).
-                            pos = a
-                            for i in starts:
-                                if i < pos:
-                                    continue
-                                m = run.match(ft, i, b, timeout=self.timeout)
-                                if m is not None and m.end() > m.start():
-                                    found.append(m.span())
-                                    pos = m.end()
-                        else:
-                            for m in run.finditer(ft, a, b, timeout=self.timeout):
-                                if m.end() > m.start():
-                                    found.append(m.span())
+                        found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check))
                         if with_leet:
-                            # The same window with leet digits read as letters ("1gn0re").
+                            # The same window with leet digits read as letters ("1gn0re"), checked
+                            # and anchored on its own view like any window.
                             view = unleet(ft[a:b])
-                            for m in pat.finditer(view, timeout=self.timeout):
-                                ms, me = m.start() + a, m.end() + a
-                                if me > ms and ft[ms:me] != view[m.start():m.end()]:
-                                    found.append((ms, me))
-                                    leet_found.append((ri, ms, me))
+                            vchk = check_view(view)
+                            for ms, me in self._find(ri, pat, idxs, view, 0, len(view), vchk,
+                                                     vchk is not None and any(needs[j] for j in idxs)):
+                                if ft[ms + a:me + a] != view[ms:me]:
+                                    found.append((ms + a, me + a))
+                                    leet_found.append((ri, ms + a, me + a))
                     except TimeoutError:
                         timeouts.append((a, b, rule))
             if found:
                 out[ri] = _disjoint(found)[:MAX_FINDINGS_PER_RULE]
         return out, kw, rot, timeouts, set(leet_found)
+
+    def _find(self, ri: int, pat: Any, idxs: tuple[int, ...], text: str, a: int, b: int, chk: str | None,
+              check: bool) -> list[tuple[int, int]]:
+        """Non-empty matches of rule ``ri``'s patterns ``idxs`` (alternation ``pat``) in ``text[a:b]``,
+        as finditer would give them. ``chk`` is the check view of ``text`` (None: search plainly);
+        with ``check``, patterns whose literals are absent from the window are skipped."""
+        run = pat
+        sel = idxs
+        if check:
+            needs = self._needs[ri]
+            ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
+            if not ok:
+                return []  # no pattern can match in this window
+            if len(ok) < len(idxs):
+                # The other patterns cannot match here: one left runs alone; with several, the
+                # alternation runs as is (its other branches match nothing).
+                sel = tuple(ok)
+                if len(ok) == 1:
+                    run = self.rules[ri].compiled[ok[0]]
+        starts = None
+        if chk is not None:
+            firsts = self._first_union(ri, sel)
+            if firsts is not None:
+                starts = start_positions(chk, firsts, a, b, MAX_ANCHORED)
+        out: list[tuple[int, int]] = []
+        if starts is not None:
+            # Every match starts with one of ``firsts``: try the pattern only there, left to
+            # right, resuming after each match (what finditer would find).
+            pos = a
+            for i in starts:
+                if i < pos:
+                    continue
+                m = run.match(text, i, b, timeout=self.timeout)
+                if m is not None and m.end() > m.start():
+                    out.append(m.span())
+                    pos = m.end()
+        else:
+            for m in run.finditer(text, a, b, timeout=self.timeout):
+                if m.end() > m.start():
+                    out.append(m.span())
+        return out
 
     def _scan(self, text: str, depth: int, across: Sequence[int] | None = None) -> list[_Ev]:
         f = fold(text)
