@@ -333,23 +333,37 @@ class Scanner:
         hit_rules = self._hit_rules
         req: dict[int, list[int]] = {}
         hit_req = self._hit_req
-        for s, e, lit in self._prefilter(asc, low_if_unicode):
-            kw.append((s, e))
-            if leet and low[s:e] != lit and lit.isascii():
+        found_lits = self._prefilter(asc, low_if_unicode)
+        kw = [(s, e) for s, e, _ in found_lits]
+        # Hits grouped by literal: a literal repeated down a document costs one lookup of its rules.
+        by_lit: dict[str, list[tuple[int, int, str]]] = {}
+        for h in found_lits:
+            occ = by_lit.get(h[2])
+            if occ is None:
+                by_lit[h[2]] = [h]
+            else:
+                occ.append(h)
+        unsorted: set[int] = set()
+        for lit, occ in by_lit.items():
+            if leet and lit.isascii() and any(low[s:e] != lit for s, e, _ in occ):
                 # The keyword appears only through leetspeak: its rules also run on the unleeted view.
                 leet_rules.update(hit_rules[lit])
             for ri in hit_req[lit]:
-                req.setdefault(ri, []).append(s)
+                req.setdefault(ri, []).extend(s for s, _, _ in occ)
             for ri in hit_rules[lit]:
                 if ri == _ROT13:
                     if allow_rot13:
-                        rot.append((s, e))
+                        rot.extend((s, e) for s, e, _ in occ)
                     continue
                 lst = hits.get(ri)
                 if lst is None:
-                    hits[ri] = [(s, e, lit)]
+                    hits[ri] = occ if len(hit_rules[lit]) == 1 else list(occ)
                 else:
-                    lst.append((s, e, lit))
+                    lst.extend(occ)
+                    unsorted.add(ri)
+        for ri in unsorted:
+            hits[ri].sort()  # windows are merged in position order
+        rot.sort()
         n = len(ft)
         for ri in self._always:
             hits[ri] = [(0, n, "")]
