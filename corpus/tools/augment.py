@@ -19,9 +19,10 @@ Guarantees (checked by ``--check`` and the tests):
   ``corpus.jsonl`` is dropped (a phrase shared by chance must not carry the test set into training);
 - deterministic: fixed seed, two runs give identical bytes.
 
-The file is read by ``benchmarks/rule_stats.py --augment`` (rule development). The model does not
-train on it (it lowered dev recall; see corpus/README.md), and ``toolbound bench`` and the corpus
-statistics never read it.
+The file is read by ``benchmarks/rule_stats.py --augment`` (rule development) and joins the train
+split when the model is trained (``python -m toolbound._detect.train``; ``--no-augment`` leaves it
+out; chosen on the dev split, see corpus/README.md). ``toolbound bench`` and the corpus statistics
+never read it.
 
     python corpus/tools/augment.py            # write corpus/augment_train.jsonl
     python corpus/tools/augment.py --check    # fail if the file is not what the script produces
