@@ -175,7 +175,10 @@ def test_augment_records_must_all_be_train_records(tmp_path) -> None:
         {"id": "a2", "text": "inj", "label": 1, "family": "override", "split": "train"},
     ]
     aug.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    assert [r["id"] for r in train.augment_records(aug)] == ["a1", "a2"]
+    assert [r["id"] for r in train.augment_records(aug, None)] == ["a1", "a2"]
+    assert [r["id"] for r in train.augment_records(aug)] == ["a1"]  # by default, its hard negatives only
+    with pytest.raises(SystemExit, match="no records of the families"):
+        train.augment_records(aug, ("benign:code",))
     rows[0]["split"] = "dev"
     aug.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with pytest.raises(SystemExit, match="not in the train split"):
@@ -199,4 +202,6 @@ def test_shipped_model_records_its_extra_training_data() -> None:
     from toolbound._detect import train
 
     if train.DEFAULT_AUGMENT.is_file():
-        assert meta["training"]["extra_records"] == len(train.augment_records())
+        extra = train.augment_records()
+        assert meta["training"]["extra_records"] == len(extra)
+        assert meta["training"]["extra_families"] == sorted(train.AUGMENT_FAMILIES)

@@ -1,20 +1,26 @@
 """Train the passage model on the corpus's TRAIN split; choose its threshold on the DEV split.
 
-    python -m toolbound._detect.train [--corpus corpus/corpus.jsonl] [--augment corpus/augment_train.jsonl | --no-augment]
+    python -m toolbound._detect.train [--corpus corpus/corpus.jsonl] [--augment corpus/augment_train.jsonl] [--augment-all | --no-augment]
                                       [--out src/toolbound/_detect/] [--check]
 
 Needs numpy (training only; inference is pure Python). Deterministic: the same corpus, rule packs
 and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
 with the shipped files). The test split is never read.
 
-Training data: the train split plus the train-only rule-development set
-(``corpus/augment_train.jsonl``: injected passages from phrase lexicons in 11 languages and benign
-hard negatives, all inserted into train-split hosts). This was chosen on the dev split, which holds
-240 records written apart from everything else (``corpus/authored/dev_hard.jsonl``), among six
-training sets by recall at dev FPR <= 1%: train split alone 0.52; plus half of the set's
-specification / people-directed hard negatives 0.67, all of them 0.72, half of all its benign
-records 0.65; plus all its hard negatives and injections 0.746; plus the whole set 0.748 (a tie with
-the previous one, one record; the simpler rule, the whole set, ships).
+Training data: the train split plus the specification and people-directed hard negatives of the
+train-only rule-development set (``corpus/augment_train.jsonl``, families in
+:data:`AUGMENT_FAMILIES`: 419 longer texts in 11 languages that describe what an assistant should
+do, or tell people what to do). Chosen on the dev split by recall at dev FPR <= 1%, the rule fixed
+before each comparison:
+
+- session 3 (dev 776 records, train split 1,837): train split alone 0.52; plus half of those hard
+  negatives 0.67, all of them 0.72, half of all the set's benign records 0.65; plus all its hard
+  negatives and injections 0.746; plus the whole set 0.748 (shipped then).
+- session 4 (dev 936: 160 records of structured tool data written for validation,
+  ``corpus/authored/dev_dvs.jsonl``; train split 2,837: 1,000 records written by five authors who
+  read nothing of the corpus, ``corpus/authored/train_*.jsonl``): the session-3 model 0.667; new
+  train split plus the whole set 0.685, plus half the set 0.683, alone 0.727, **plus the set's
+  spec/people hard negatives 0.751 (ships)**.
 
 Steps:
 
@@ -62,6 +68,8 @@ MODEL_VERSION = "1"
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_CORPUS = ROOT / "corpus" / "corpus.jsonl"
 DEFAULT_AUGMENT = ROOT / "corpus" / "augment_train.jsonl"
+AUGMENT_FAMILIES: tuple[str, ...] = ("benign:assistant_spec", "benign:human_imperative")
+"""The rule-development set's records that join the train split by default (chosen on dev)."""
 DEFAULT_OUT = Path(__file__).resolve().parent
 
 
@@ -107,13 +115,18 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
     return recs
 
 
-def augment_records(path: Path = DEFAULT_AUGMENT) -> list[dict[str, Any]]:
-    """The records of the rule-development set (all ``split=train``); the caller adds them to the
-    train split."""
+def augment_records(path: Path = DEFAULT_AUGMENT, families: Sequence[str] | None = AUGMENT_FAMILIES
+                    ) -> list[dict[str, Any]]:
+    """The records of the rule-development set (all ``split=train``) whose family is in ``families``
+    (None: all of them); the caller adds them to the train split."""
     out = load_corpus(path)
     bad = [r["id"] for r in out if r["split"] != "train"]
     if bad:
         raise SystemExit(f"{path}: records {bad[:3]} are not in the train split")
+    if families is not None:
+        out = [r for r in out if r["family"] in families]
+        if not out:
+            raise SystemExit(f"{path}: no records of the families {', '.join(families)}")
     return out
 
 
@@ -423,6 +436,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         "training": {
             "corpus": corpus.name, "split": splits[0], "records": len(train_recs),
             "extra_records": len(extra),
+            "extra_families": sorted({str(r["family"]) for r in extra}),
             "train_sha256": records_sha256(train_recs), "dev_sha256": records_sha256(dev_recs),
             "rules_sha256": rules_sha256() if use_rules else None,
             "folds": FOLDS, "mil_rounds": MIL_ROUNDS, "iterations": ITERS, "learning_rate": LEARNING_RATE,
@@ -466,7 +480,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus JSONL with a split field")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="directory for model.bin and model.json")
     ap.add_argument("--augment", type=Path, default=DEFAULT_AUGMENT,
-                    help="rule-development set whose records join the train split")
+                    help="rule-development set whose hard negatives (" + ", ".join(AUGMENT_FAMILIES) +
+                         ") join the train split")
+    ap.add_argument("--augment-all", action="store_true",
+                    help="all records of the rule-development set join the train split, not only its hard negatives")
     ap.add_argument("--no-augment", dest="augment", action="store_const", const=None,
                     help="train on the corpus train split alone")
     ap.add_argument("--check", action="store_true",
@@ -481,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.augment}: no such file (build it with corpus/tools/augment.py, or pass --no-augment)",
                   file=sys.stderr)
             return 2
-        extra = augment_records(args.augment)
+        extra = augment_records(args.augment, None if args.augment_all else AUGMENT_FAMILIES)
     if not args.check:
         train(args.corpus, args.out, extra=extra)
         return 0
