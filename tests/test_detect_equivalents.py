@@ -97,3 +97,40 @@ def test_scan_across_keeps_every_finding_that_covers_an_offset() -> None:
         assert part == full
     assert full == set()  # the last text has nothing to find
     assert any(scanner.scan(texts[0], across=[texts[0].index("\ninstructions")]))
+
+
+def test_leading_lookbehind_is_read_whole() -> None:
+    from toolbound._detect.engine import _leading_lookbehind as lead
+
+    assert lead(r"(?<![«“][^«»“”\n]{0,80})(?:\bohne)") == r"(?<![«“][^«»“”\n]{0,80})"
+    assert lead(r"(?<!a\)b)x") == r"(?<!a\)b)"
+    assert lead(r"(?<![)\]])y") == r"(?<![)\]])"
+    assert lead(r"(?<=(?:a|b))c") == r"(?<=(?:a|b))"
+    assert lead(r"(?<!x") is None and lead("abc") is None and lead(r"(?=a)b") is None
+
+
+def test_search_without_a_leading_lookbehind_finds_what_finditer_finds() -> None:
+    """A rule whose patterns start with a lookbehind is searched without it and tried at each place
+    found: the same matches as finditer over the window, including where the guard fails."""
+    import regex
+
+    from toolbound._detect.engine import Scanner
+    from toolbound._detect.packs import Rule, pattern_flags
+
+    pats = (r"(?<![«“][^«»“”\n]{0,20})(?:\bno\s+limits\b|\bgod\s+mode\b)",
+            r"(?<![«“][^«»“”\n]{0,20})(?:\bdev\s+mode\b)")
+    rule = Rule(id="t.guarded", family="jailbreak_persona", description="d", languages=("en",), severity="high",
+                weight=0.6, status="experimental", patterns=pats,
+                compiled=tuple(regex.compile(p, pattern_flags()) for p in pats), prefilter=("limits", "mode"),
+                requires=(), builtin=None, window=40, effect="evidence", examples_match=(), examples_no_match=(),
+                false_positives=(), source="test")
+    sc = Scanner([rule])
+    assert sc._unguarded_run(0, (0, 1)) is not None
+    full = regex.compile("|".join(f"(?:{p})" for p in pats), pattern_flags())
+    rng = random.Random(3)
+    parts = ["no limits", "god mode", "dev mode", "«", "“", "»", "”", "\n", " ", "x", "no", "mode", "limits "]
+    for _ in range(3000):
+        t = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        a, b = sorted(rng.randint(0, len(t)) for _ in range(2))
+        want = [m.span() for m in full.finditer(t, a, b) if m.end() > m.start()]
+        assert sc._find(0, full, (0, 1), t, a, b, None, False) == want, (t, a, b)

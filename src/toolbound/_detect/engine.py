@@ -157,6 +157,7 @@ class Scanner:
             self._firsts[i] = tuple(x[1] for x in per)
             self._scripts[i] = tuple(x[2] for x in per)
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
+        self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         lit_rules: dict[str, set[int]] = {}
@@ -428,7 +429,7 @@ class Scanner:
         as finditer would give them. ``chk`` is the check view of ``text`` (None: search plainly);
         with ``check``, patterns whose literals are absent from the window are skipped."""
         run = pat
-        sel = idxs
+        sel = run_idxs = idxs
         if check:
             needs = self._needs[ri]
             ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
@@ -440,6 +441,7 @@ class Scanner:
                 sel = tuple(ok)
                 if len(ok) == 1:
                     run = self.rules[ri].compiled[ok[0]]
+                    run_idxs = sel
         starts = None
         if chk is not None:
             firsts = self._first_union(ri, sel)
@@ -458,9 +460,43 @@ class Scanner:
                     out.append(m.span())
                     pos = m.end()
         else:
-            for m in run.finditer(text, a, b, timeout=self.timeout):
-                if m.end() > m.start():
-                    out.append(m.span())
+            cand = self._unguarded_run(ri, run_idxs)
+            if cand is None:
+                for m in run.finditer(text, a, b, timeout=self.timeout):
+                    if m.end() > m.start():
+                        out.append(m.span())
+            else:
+                # The patterns start with a lookbehind that searching would test at every position:
+                # search without it, and try the pattern itself at each place that search finds
+                # (every match of the pattern starts at such a place; leftmost first, as finditer).
+                pos = a
+                while pos < b:
+                    c = cand.search(text, pos, b, timeout=self.timeout)
+                    if c is None:
+                        break
+                    m = run.match(text, c.start(), b, timeout=self.timeout)
+                    if m is not None and m.end() > m.start():
+                        out.append(m.span())
+                        pos = m.end()
+                    else:
+                        pos = c.start() + 1
+        return out
+
+    def _unguarded_run(self, ri: int, idxs: tuple[int, ...]) -> Any:
+        """The alternation of rule ``ri``'s patterns ``idxs`` without the lookbehind they all start
+        with (None: they do not all start with the same one)."""
+        key = (ri, idxs)
+        try:
+            return self._unguarded[key]
+        except KeyError:
+            pass
+        pats = [self.rules[ri].patterns[j] for j in idxs]
+        guard = _leading_lookbehind(pats[0])
+        out = None
+        if guard is not None and all(p.startswith(guard) for p in pats):
+            rest = [p[len(guard):] for p in pats]
+            out = regex.compile(rest[0] if len(rest) == 1 else "|".join(f"(?:{x})" for x in rest), pattern_flags())
+        self._unguarded[key] = out
         return out
 
     def _scan(self, text: str, depth: int, across: Sequence[int] | None = None) -> list[_Ev]:
@@ -628,6 +664,39 @@ def _check_order(needs: Needs) -> Needs:
     (a group holding "the" or "to" is nearly always present), and fewer literals first (a group is
     known absent only after each of its literals was looked for)."""
     return tuple(sorted(needs, key=lambda g: (min(len(x) for x in g) <= 3, len(g))))
+
+
+def _leading_lookbehind(src: str) -> str | None:
+    """The lookbehind group ``(?<!...)`` or ``(?<=...)`` that ``src`` starts with, as written (None:
+    it starts with something else). Escapes and character classes inside it are skipped."""
+    if not (src.startswith("(?<!") or src.startswith("(?<=")):
+        return None
+    depth = 0
+    i = 0
+    n = len(src)
+    while i < n:
+        c = src[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and src[j] == "^":
+                j += 1
+            if j < n and src[j] == "]":
+                j += 1
+            while j < n and src[j] != "]":
+                j += 2 if src[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return src[:i + 1]
+        i += 1
+    return None
 
 
 def _inner_offsets(lits: Iterable[str]) -> dict[str, tuple[int, ...]]:
