@@ -133,3 +133,43 @@ def test_script_gate_never_skips_a_match() -> None:
                     assert scripts_satisfied(required_scripts(p), present), (r.id, p, ex)
                     checked += 1
     assert checked > 500
+
+
+def test_first_literals_read_line_starts() -> None:
+    from toolbound._detect.needs import LINE_START, first_literals
+
+    assert first_literals(r"(?:^|\n|<br\s*/?>)\s*(?:user|human)\s*:") == tuple(sorted((LINE_START, "\n", "<br")))
+    assert first_literals(r"^\s*system\s*:") == (LINE_START,)
+    assert first_literals(r"(?:\b|x)y") == ("xy", "y")  # other empty alternatives: unchanged
+    assert first_literals(r"(?:^|\s)*x") is None
+
+
+def test_line_start_anchoring_finds_what_finditer_finds() -> None:
+    """Trying a "^"-led pattern only at the offsets start_positions gives (line starts) finds
+    exactly the matches finditer finds in the window, for every rule pattern that uses it."""
+    import random
+
+    from toolbound._detect.needs import LINE_START, first_literals, start_positions
+
+    pats = [(p, c) for r in RULES for p, c in zip(r.patterns, r.compiled)
+            if (f := first_literals(p)) is not None and LINE_START in f]
+    pats.append((r"^\s*(?:user|human)\s*:\s*\w+", regex.compile(r"^\s*(?:user|human)\s*:\s*\w+", pattern_flags())))
+    assert len(pats) >= 5
+    rng = random.Random(7)
+    parts = ["\n", " ", "user:", "Human: hi", "System: x", "assistant:", "<br>", "abc", "\\n", "--- end ---", "ok "]
+    for _ in range(1500):
+        t = "".join(rng.choice(parts) for _ in range(rng.randint(0, 16)))
+        a, b = sorted(rng.randint(0, len(t)) for _ in range(2))
+        view = check_view(t)
+        for p, c in pats:
+            want = [m.span() for m in c.finditer(t, a, b) if m.end() > m.start()]
+            starts = start_positions(view, first_literals(p), a, b, 10**6)
+            got, pos = [], a
+            for i in starts:
+                if i < pos:
+                    continue
+                m = c.match(t, i, b)
+                if m is not None and m.end() > m.start():
+                    got.append(m.span())
+                    pos = m.end()
+            assert got == want, (p[:60], t, a, b)
