@@ -229,7 +229,7 @@ class Folded:
 def fold(text: str) -> Folded:
     """Fold ``text`` for matching (see the module docstring). ASCII text is returned as is."""
     if text.isascii():
-        return Folded(_unescape_json_ws(text), OffsetMap.identity(len(text)))
+        return Folded(_unemphasise(_unescape_json_ws(text)), OffsetMap.identity(len(text)))
     b = _Builder(text)
     tags: list[tuple[int, int, str]] = []
     invisibles: list[tuple[int, int]] = []
@@ -284,7 +284,7 @@ def fold(text: str) -> Folded:
     homoglyphs: list[tuple[int, int]] = []
     if _MIXED_SCRIPT.search(folded):
         folded, homoglyphs = _fold_mixed_words(folded, omap)
-    return Folded(_unescape_json_ws(folded), omap, tags, invisibles, homoglyphs)
+    return Folded(_unemphasise(_unescape_json_ws(folded)), omap, tags, invisibles, homoglyphs)
 
 
 # JSON / string-literal whitespace escapes inside raw serialised text ("...\nIgnore all...") glue
@@ -292,6 +292,19 @@ def fold(text: str) -> Folded:
 # by whitespace of the same length: a line break stays a line break (" \n"), offsets stay valid.
 _JSON_WS = re.compile(r"(?<!\\)\\([nrt])")
 _JSON_WS_REPL = {"n": " \n", "r": "  ", "t": "  "}
+
+
+# Markdown emphasis with underscores ("_Ignore all previous instructions_") glues "_" to the first
+# and last word, and "_" is a word character, so "\bignore" never matches there. Underscores that
+# open a word (after a non-word character or the start) or close one (before a non-word character
+# or the end) become spaces of the same length; "send_email" and other inner underscores stay.
+_EMPHASIS = re.compile(r"(?<!\w)_{1,3}(?=[^\W\d_])|(?<=[^\W\d_])_{1,3}(?!\w)")
+
+
+def _unemphasise(text: str) -> str:
+    if "_" not in text:
+        return text
+    return _EMPHASIS.sub(lambda m: " " * len(m.group()), text)
 
 
 def _unescape_json_ws(text: str) -> str:
