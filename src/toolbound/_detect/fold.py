@@ -295,16 +295,18 @@ _JSON_WS_REPL = {"n": " \n", "r": "  ", "t": "  "}
 
 
 # Markdown emphasis with underscores ("_Ignore all previous instructions_") glues "_" to the first
-# and last word, and "_" is a word character, so "\bignore" never matches there. Underscores that
-# open a word (after a non-word character or the start) or close one (before a non-word character
-# or the end) become spaces of the same length; "send_email" and other inner underscores stay.
-_EMPHASIS = re.compile(r"(?<!\w)_{1,3}(?=[^\W\d_])|(?<=[^\W\d_])_{1,3}(?!\w)")
+# and last word, and "_" is a word character, so "\bignore" never matches there. A pair of one or
+# two underscores around words on one line, opening after a non-word character (or the start) and
+# closing before one (or the end), with a space inside, becomes spaces of the same length. Inner
+# underscores (send_email), lone ones (_private) and dunders (__init__, no space inside) stay, so
+# source code reads as before.
+_EMPHASIS = re.compile(r"(?<!\w)(_{1,2})(?=[^\W\d_])([^\n_]*? [^\n_]*?[^\W\d_])\1(?!\w)")
 
 
 def _unemphasise(text: str) -> str:
     if "_" not in text:
         return text
-    return _EMPHASIS.sub(lambda m: " " * len(m.group()), text)
+    return _EMPHASIS.sub(lambda m: " " * len(m.group(1)) + m.group(2) + " " * len(m.group(1)), text)
 
 
 def _unescape_json_ws(text: str) -> str:
