@@ -52,12 +52,8 @@ MAX_GROUP = 16          # strings a kept group may hold (each costs one str.find
 MAX_GROUPS = 4          # groups kept per pattern
 MAX_RANGE = 8           # a character range in a set expands to at most this many characters
 MAX_FIRSTS = 128        # start strings first_literals may return (one str.find each per window)
-LINE_START = "\x00^"    # in first_literals: a match may start at the start of a line (after "\n")
 
 _ZERO_WIDTH = {_c.AT, _c.ASSERT, _c.ASSERT_NOT}
-# "^" (rule patterns are compiled with MULTILINE: the start of any line) and "\A" (the start of the
-# text, which is also a line start).
-_LINE_STARTS = {_c.AT_BEGINNING, _c.AT_BEGINNING_STRING}
 _REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
 _ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
 
@@ -285,15 +281,7 @@ def _firsts_seq(items: Any) -> set[str] | None:
     """
     prefix: set[str] = {""}
     for item in items:
-        if prefix == {""} and item[0] is _c.AT and item[1] in _LINE_STARTS:
-            return {LINE_START}  # "^": every match starts where a line starts
         ex, _ = _node(item)
-        if ex is not None and prefix == {""} and "" in ex and item[0] is _c.BRANCH:
-            # "(?:^|\n|<br>)...": read each alternative's start ("^" starts a line) instead of
-            # concatenating exact strings with the empty one.
-            f = _firsts_node(item)
-            if f is not None and "" not in f:
-                return f
         if ex is not None:
             nxt = _cross(prefix, ex, MAX_FIRSTS)
             if nxt is None:
@@ -328,22 +316,10 @@ def first_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MUL
 
 
 def start_positions(view: str, firsts: tuple[str, ...], a: int, b: int, limit: int) -> list[int] | None:
-    """Sorted offsets in ``view[a:b]`` where one of ``firsts`` occurs whole, or where a line starts
-    for :data:`LINE_START` (None: more than ``limit``)."""
+    """Sorted offsets in ``view[a:b]`` where one of ``firsts`` occurs whole (None: more than ``limit``)."""
     out: set[int] = set()
     find = view.find
     for s in firsts:
-        if s == LINE_START:
-            # a line starts at 0 and after each "\n" (MULTILINE "^" in the regex module)
-            if a == 0 or view[a - 1] == "\n":
-                out.add(a)
-            i = find("\n", a, b - 1)
-            while i >= 0:
-                out.add(i + 1)
-                if len(out) > limit:
-                    return None
-                i = find("\n", i + 1, b - 1)
-            continue
         i = find(s, a, b)
         while i >= 0:
             out.add(i)
