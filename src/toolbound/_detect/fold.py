@@ -300,13 +300,21 @@ _JSON_WS_REPL = {"n": " \n", "r": "  ", "t": "  "}
 # closing before one (or the end), with a space inside, becomes spaces of the same length. Inner
 # underscores (send_email), lone ones (_private) and dunders (__init__, no space inside) stay, so
 # source code reads as before.
-_EMPHASIS = re.compile(r"(?<!\w)(_{1,2})(?=[^\W\d_])([^\n_]*? [^\n_]*?[^\W\d_])\1(?!\w)")
+_EMPHASIS = re.compile(r"(?<!\w)(_{1,2})([^\W\d_][^\n_]{0,300}?[^\W\d_])\1(?!\w)")
 
 
 def _unemphasise(text: str) -> str:
     if "_" not in text:
         return text
-    return _EMPHASIS.sub(lambda m: " " * len(m.group(1)) + m.group(2) + " " * len(m.group(1)), text)
+    return _EMPHASIS.sub(_blank_emphasis, text)
+
+
+def _blank_emphasis(m: re.Match[str]) -> str:
+    inner = m.group(2)
+    if " " not in inner:
+        return m.group()  # one word or an identifier (__init__): left as written
+    pad = " " * len(m.group(1))
+    return pad + inner + pad
 
 
 def _unescape_json_ws(text: str) -> str:
