@@ -329,7 +329,6 @@ class Scanner:
         leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
         hits: dict[int, list[tuple[int, int, str]]] = {}
-        kw: list[tuple[int, int]] = []
         rot: list[tuple[int, int]] = []
         hit_rules = self._hit_rules
         req: dict[int, list[int]] = {}
@@ -403,7 +402,8 @@ class Scanner:
             with_leet = ri in leet_rules
             needs = self._needs[ri]
             for pat, pspans, idxs in groups:
-                check = chk is not None and any(needs[j] for j in idxs)
+                has_needs = any(needs[j] for j in idxs)
+                check = chk is not None and has_needs
                 for a, b in _windows(pspans, rule.window, n, rpos, cover):
                     try:
                         found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check))
@@ -413,7 +413,7 @@ class Scanner:
                             view = unleet(ft[a:b])
                             vchk = check_view(view)
                             for ms, me in self._find(ri, pat, idxs, view, 0, len(view), vchk,
-                                                     vchk is not None and any(needs[j] for j in idxs)):
+                                                     vchk is not None and has_needs):
                                 if ft[ms + a:me + a] != view[ms:me]:
                                     found.append((ms + a, me + a))
                                     leet_found.append((ri, ms + a, me + a))
