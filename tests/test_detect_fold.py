@@ -141,3 +141,27 @@ def test_injection_in_underscore_emphasis_is_found_at_its_raw_offset():
         d = toolbound.detect(raw)
         hit = [f for f in d.findings if f.family == "override"]
         assert d.flagged and hit and raw[hit[0].start:hit[0].end].lower().startswith("ignore all previous"), raw
+
+
+# The emphasis pattern in its plain form: fold's version is written for speed and must match the same.
+_EMPHASIS_REFERENCE = r"(?<!\w)(_{1,2})([^\W\d_][^\n_]{0,300}?[^\W\d_])\1(?!\w)"
+
+
+def _reference_unemphasise(text: str) -> str:
+    import re
+
+    def blank(m: re.Match[str]) -> str:
+        if " " not in m.group(2):
+            return m.group()
+        pad = " " * len(m.group(1))
+        return pad + m.group(2) + pad
+
+    return re.sub(_EMPHASIS_REFERENCE, blank, text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(st.text(alphabet=st.sampled_from(list("__a b\n.1éЖ_x")), max_size=60), st.text(max_size=80)))
+def test_emphasis_pattern_matches_its_reference_form(text: str) -> None:
+    from toolbound._detect.fold import _unemphasise
+
+    assert _unemphasise(text) == _reference_unemphasise(text)
