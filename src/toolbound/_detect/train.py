@@ -25,7 +25,10 @@ before each comparison:
   3,657: 820 more written records, ``train_tr7*.jsonl``), by a rule fixed before the data existed:
   the mean of dev recall at FPR <= 0.5%, 1% and 2%. The session-4 model 0.731 (0.707 / 0.728 /
   0.758); new train split alone 0.734 (0.694 / 0.718 / 0.790); **new train split plus the spec/people
-  hard negatives 0.741 (0.665 / 0.750 / 0.807), ships**.
+  hard negatives 0.741 (0.665 / 0.750 / 0.807), shipped then**. Round 2 (same dev; train split
+  4,884: 1,227 more written records, ``train_tr8*.jsonl``, aimed at dev's weakest families,
+  languages and carriers), with the short-text rule floor of ``score.py`` in both: the round-1
+  model 0.742; **retrained 0.790 (0.726 / 0.792 / 0.851), ships**.
 
 Steps:
 
