@@ -409,8 +409,12 @@ class Scanner:
                         found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check))
                         if with_leet:
                             # The same window with leet digits read as letters ("1gn0re"), checked
-                            # and anchored on its own view like any window.
-                            view = unleet(ft[a:b])
+                            # and anchored on its own view like any window. A window without leet
+                            # digits reads the same, and a match there counts only where it differs.
+                            raw = ft[a:b]
+                            view = unleet(raw)
+                            if view == raw:
+                                continue
                             vchk = check_view(view)
                             for ms, me in self._find(ri, pat, idxs, view, 0, len(view), vchk,
                                                      vchk is not None and has_needs):
