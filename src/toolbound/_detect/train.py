@@ -28,7 +28,10 @@ before each comparison:
   hard negatives 0.741 (0.665 / 0.750 / 0.807), shipped then**. Round 2 (same dev; train split
   4,884: 1,227 more written records, ``train_tr8*.jsonl``, aimed at dev's weakest families,
   languages and carriers), with the short-text rule floor of ``score.py`` in both: the round-1
-  model 0.742; **retrained 0.790 (0.726 / 0.792 / 0.851), ships**.
+  model 0.742; **retrained 0.790 (0.726 / 0.792 / 0.851), shipped then**. Round 3 (dev 1,652 with
+  220 short texts written for validation, ``dev_dv9a.jsonl``; train split 5,932 with 1,048 more,
+  ``train_tr9*.jsonl``, including 440 texts of at most 300 characters): the round-2 model 0.765
+  (0.655 / 0.787 / 0.854); **retrained 0.803 (0.752 / 0.792 / 0.865), ships**.
 
 Steps:
 
