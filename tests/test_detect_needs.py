@@ -133,3 +133,22 @@ def test_script_gate_never_skips_a_match() -> None:
                     assert scripts_satisfied(required_scripts(p), present), (r.id, p, ex)
                     checked += 1
     assert checked > 500
+
+
+def test_min_width_of_simple_shapes_and_every_example_match_is_at_least_that_long() -> None:
+    from toolbound._detect.fold import fold
+    from toolbound._detect.needs import min_width
+
+    assert min_width(r"ignore\s+(?:all\s+)?previous") == len("ignore previous")
+    assert min_width(r"(?<=not\s)x?") == 0  # lookarounds span nothing; x? may be empty
+    assert min_width(r"a{3,}|bb") == 2
+    checked = 0
+    for r in RULES:
+        for ex in r.examples_match + r.examples_no_match:
+            ft = fold(ex).text
+            for p, c in zip(r.patterns, r.compiled):
+                w = min_width(p)
+                for m in c.finditer(ft):
+                    assert m.end() - m.start() >= w, (r.id, p, m.group())
+                    checked += 1
+    assert checked > 300

@@ -34,8 +34,9 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
-from toolbound._detect.needs import (Needs, check_view, first_literals, required_literals, required_scripts,
-                                     satisfied, scripts_satisfied, start_positions, text_scripts)
+from toolbound._detect.needs import (Needs, check_view, first_literals, min_width, required_literals,
+                                     required_scripts, satisfied, scripts_satisfied, start_positions,
+                                     text_scripts)
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
@@ -151,11 +152,15 @@ class Scanner:
         self._needs: dict[int, tuple[Needs, ...]] = {}
         self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {}
         self._scripts: dict[int, tuple[Any, ...]] = {}
+        # - the fewest characters a match spans (min_width): a shorter window cannot hold one.
+        self._minw: dict[int, tuple[int, ...]] = {}
+        self._minw_union: dict[tuple[int, tuple[int, ...]], int] = {}
         for i in self._pattern_rules:
             per = [(required_literals(p), first_literals(p), required_scripts(p)) for p in self.rules[i].patterns]
             self._needs[i] = tuple(_check_order(x[0]) for x in per)
             self._firsts[i] = tuple(x[1] for x in per)
             self._scripts[i] = tuple(x[2] for x in per)
+            self._minw[i] = tuple(min_width(p) for p in self.rules[i].patterns)
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
@@ -432,6 +437,12 @@ class Scanner:
         """Non-empty matches of rule ``ri``'s patterns ``idxs`` (alternation ``pat``) in ``text[a:b]``,
         as finditer would give them. ``chk`` is the check view of ``text`` (None: search plainly);
         with ``check``, patterns whose literals are absent from the window are skipped."""
+        key = (ri, idxs)
+        mw = self._minw_union.get(key)
+        if mw is None:
+            mw = self._minw_union[key] = min(self._minw[ri][j] for j in idxs)
+        if b - a < mw:
+            return []  # the window is shorter than any match of these patterns
         run = pat
         sel = run_idxs = idxs
         if check:

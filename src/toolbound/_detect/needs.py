@@ -315,6 +315,18 @@ def first_literals(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MUL
     return tuple(sorted(f))
 
 
+def min_width(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) -> int:
+    """The fewest characters any match of ``pattern`` spans (0 when unsure). A window shorter than
+    that cannot hold a match, so the scanner skips it (short field values: ids, names, statuses)."""
+    parsed = _parse(pattern, flags)
+    if parsed is None:
+        return 0
+    try:
+        return max(0, int(parsed.getwidth()[0]))
+    except Exception:  # noqa: BLE001 - be safe: unsure means "could be empty"
+        return 0
+
+
 def start_positions(view: str, firsts: tuple[str, ...], a: int, b: int, limit: int) -> list[int] | None:
     """Sorted offsets in ``view[a:b]`` where one of ``firsts`` occurs whole (None: more than ``limit``)."""
     out: set[int] = set()
