@@ -11,7 +11,6 @@ exactly the cells where no benign text reaches it.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -20,14 +19,13 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import toolbound._detect.score as S  # noqa: E402
 from toolbound._detect.engine import get_scanner  # noqa: E402
+from toolbound._detect.train import DEFAULT_AUGMENT, augment_records, load_corpus  # noqa: E402
 
 
 def main() -> int:
-    recs = [json.loads(line) for line in (ROOT / "corpus" / "corpus.jsonl").open(encoding="utf-8")]
-    recs = [r for r in recs if r["split"] in ("train", "dev")]
-    aug = ROOT / "corpus" / "augment_train.jsonl"
-    if aug.exists():
-        recs += [json.loads(line) for line in aug.open(encoding="utf-8")]
+    recs = [r for r in load_corpus(ROOT / "corpus" / "corpus.jsonl") if r["split"] in ("train", "dev")]
+    if DEFAULT_AUGMENT.exists():
+        recs += augment_records(DEFAULT_AUGMENT, None)  # every record of the rule-development set
     scanner = get_scanner()
     model = S.MODEL_SCORER
     rows = []

@@ -142,7 +142,7 @@ class Scanner:
             for i in self._pattern_rules}
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
         # Per pattern, from one parse of it (needs.py's analyses share a small parse cache, so they
-        # run pattern by pattern):
+        # run pattern by pattern, all four for one pattern before the next):
         # - literals it cannot match without (required_literals): a window lacking them skips the
         #   pattern (a multi-pattern rule left with one pattern that can match runs that one alone);
         # - strings every match starts with (first_literals): a window with a few of them tries the
@@ -156,11 +156,12 @@ class Scanner:
         self._minw: dict[int, tuple[int, ...]] = {}
         self._minw_union: dict[tuple[int, tuple[int, ...]], int] = {}
         for i in self._pattern_rules:
-            per = [(required_literals(p), first_literals(p), required_scripts(p)) for p in self.rules[i].patterns]
+            per = [(required_literals(p), first_literals(p), required_scripts(p), min_width(p))
+                   for p in self.rules[i].patterns]
             self._needs[i] = tuple(_check_order(x[0]) for x in per)
             self._firsts[i] = tuple(x[1] for x in per)
             self._scripts[i] = tuple(x[2] for x in per)
-            self._minw[i] = tuple(min_width(p) for p in self.rules[i].patterns)
+            self._minw[i] = tuple(x[3] for x in per)
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
