@@ -60,7 +60,7 @@ __all__ = [
     "weights_present",
 ]
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 HASH_BITS = 18
 HASH_SIZE = 1 << HASH_BITS
 MASK32 = 0xFFFFFFFF
@@ -175,6 +175,26 @@ CUES: dict[str, tuple[str, ...]] = {
         "rispondere", "usa", "marque", "faça", "utilize", "use", "attach", "mark", "confirm", "set", "use", "put",
         "sag", "nutze", "verwende", "markiere", "bestätige", "используй", "отметь", "подтверди", "позвони*",
         "استخدم", "أكد", "اذكر",
+        # operating the reader's accounts and devices (requests slipped into app data)
+        "disable", "enable", "deactivate", "activate", "unlock", "cancel", "refund", "reserve", "register",
+        "rsvp", "enroll", "enrol", "leave", "move", "withdraw", "invite", "authorize", "authorise", "reset",
+        "unsubscribe", "schedule", "reschedule", "accept", "turn", "allow", "revoke", "renew", "redeem",
+        "desactiva", "activa", "cancela", "reembolsa", "reserva", "inscribe", "paga", "comparte", "instala",
+        "concede", "otorga", "publica", "autoriza",
+        "désactive*", "désactivez", "activez", "annule*", "rembourse*", "réserve*", "inscri*",
+        "paie", "payez", "partage*", "installe*", "accorde*", "publie*", "vire", "virez", "autorise*",
+        "deaktivier*", "aktivier*", "storniere", "erstatte", "buche", "reserviere", "bezahle", "zahle",
+        "teile", "installiere", "gewähre", "poste", "veröffentliche", "autorisiere",
+        "отключи*", "включи*", "отмени*", "верни*", "оплати*", "установи*", "предоставь*", "опубликуй*",
+        "забронируй*", "поделись",
+        "desative", "ative", "cancele", "reembolse", "reserve", "inscreva", "pague", "compartilhe", "instale",
+        "conceda", "publique", "autorize",
+        "disattiva", "attiva", "annulla", "rimborsa", "prenota", "iscrivi", "condividi", "installa",
+        "concedi", "pubblica", "autorizza",
+        "عطّل", "عطل", "فعّل", "ألغ", "الغ", "ادفع", "شارك", "ثبّت", "ثبت", "امنح", "انشر", "احجز",
+        "关闭", "取消", "退款", "预订", "付款", "安装", "分享", "发布", "开通", "解绑", "授予", "转入", "转出",
+        "無効に", "解除", "キャンセル", "返金", "予約", "支払", "インストール", "投稿", "付与",
+        "비활성화", "해제", "취소", "환불", "예약", "결제", "설치", "게시", "부여",
     ),
     "secrecy": (
         "secret*", "confidential*", "between us", "without telling", "silently", "quietly", "do not mention",
@@ -245,6 +265,23 @@ AUX_CUES: dict[str, tuple[str, ...]] = {
         "erwartet*", "lehnt", "ablehn*", "тест*", "ожида*", "отказ*", "teste*", "recusa*", "atteso", "rifiuta*",
         "اختبار", "متوقع", "يرفض",
     ),
+    "req": (
+        "please", "pls", "plz", "kindly", "bitte", "svp", "merci", "porfa", "favor", "favore", "cortesemente",
+        "пожалуйста", "请", "麻烦", "帮忙", "帮我", "ください", "お願い", "주세요", "부탁", "يرجى", "الرجاء", "رجاء", "فضلك",
+    ),
+    "cap": (
+        "account*", "card", "cards", "wallet*", "device*", "logged", "login", "stored", "saved", "linked",
+        "connected", "holder", "settings", "paypal", "2fa", "mfa", "permission*",
+        "tarjeta*", "cuenta*", "dispositivo*", "guardada", "vinculad*", "titular", "ajustes", "configuración",
+        "carte", "compte*", "appareil*", "enregistrée", "lié", "liée", "titulaire", "paramètres",
+        "karte", "konto*", "gerät*", "gespeichert*", "verknüpft*", "inhaber*", "einstellung*",
+        "карт*", "счет*", "счёт*", "устройств*", "сохранен*", "привязан*", "владел*", "настройк*",
+        "cartão", "conta", "salvo", "salva", "configurações", "carta", "conto", "salvata", "collegat*",
+        "titolare", "impostazioni",
+        "银行卡", "信用卡", "账户", "账号", "设备", "绑定", "名下", "カード", "口座", "アカウント", "端末", "連携",
+        "카드", "계좌", "계정", "기기", "저장된", "연결된",
+        "بطاقة", "البطاقة", "حساب", "الحساب", "جهاز", "الجهاز", "المحفوظة", "المرتبط",
+    ),
     "acct": (
         "account*", "iban", "wallet*", "routing", "swift", "bic", "password*", "passwd", "credential*", "token*",
         "api_key", "apikey", "secret_key", "ssn", "cvv", "pin", "seed", "mnemonic", "private", "cookie*",
@@ -253,9 +290,10 @@ AUX_CUES: dict[str, tuple[str, ...]] = {
     ),
 }
 CATEGORIES: tuple[str, ...] = ("ai", "you", "override", "action", "secrecy", "cond", "struct", "discuss",
-                               "neg", "ifw", "tell", "acct", "trigger", "noun", "meta")
+                               "neg", "ifw", "tell", "acct", "trigger", "noun", "meta", "req", "cap")
 BIT = {c: 1 << i for i, c in enumerate(CATEGORIES)}
-AI, YOU, OVR, ACT, SEC, COND, STRUCT, DISC, NEG, IFW, TELL, ACCT, TRIG, NOUN, META = (BIT[c] for c in CATEGORIES)
+AI, YOU, OVR, ACT, SEC, COND, STRUCT, DISC, NEG, IFW, TELL, ACCT, TRIG, NOUN, META, REQ, CAP = (
+    BIT[c] for c in CATEGORIES)
 STRONG = AI | OVR | SEC | COND | STRUCT
 # Cue words that are too common in ordinary documents to open a passage on their own (they still
 # count as features inside a passage opened by something else).
@@ -275,7 +313,9 @@ NOT_TRIGGER = frozenset({
 # Words of the "action" list that are mostly nouns in data (e-mail headers, JSON keys): they open a
 # passage only as an imperative at its start.
 ACTION_NOUNS = frozenset({"email", "mail", "post", "book", "pay", "order", "label", "flag", "state", "format",
-                          "rank", "close", "end", "act", "start", "sign", "switch", "push", "merge", "rate"})
+                          "rank", "close", "end", "act", "start", "sign", "switch", "push", "merge", "rate",
+                          "leave", "move", "register", "schedule", "reserve", "turn", "reset", "cancel", "refund",
+                          "reserva", "paga", "poste"})
 # Tokens of conversation structure (punctuation runs and words seen in chat templates).
 STRUCT_TOKENS = frozenset({"<|", "|>", "<<", ">>", "[/", "</", "###", "inst", "im_start", "im_end", "endoftext",
                            "sys", "<|>", "|><|", "[[", "]]", "-->", "<!--", "|>\\", "\\n<|"})
@@ -417,7 +457,8 @@ PAIR = ACT | YOU | TELL | AI
 MAX_WORD_HITS = 256  # occurrences of one non-trigger cue word recorded per text (bounds work on huge texts)
 MAX_CONTEXT_WORDS = 24  # distinct discussion / test-spec words of a document kept as context features
 CONTEXT_VALUE = 0.5  # feature value of each document context word
-HIT = TRIG | PAIR
+ASK = REQ | CAP  # a request marker or a word for the reader's accounts/devices opens a passage next to an action verb
+HIT = TRIG | PAIR | ASK
 CJK_HIT = 1 << 20  # marks hits found by the CJK cue regex (no spaces after an imperative there)
 
 
@@ -593,6 +634,10 @@ def candidate_passages(text: str, findings: Sequence[Finding] = ()) -> tuple[lis
         elif m & ACT and ((_boundary_before(low, s) and (m & CJK_HIT or low[e:e + 1] == " "))
                           or (not m & NOUN and (low.find("@", e, e + 100) >= 0 or low.find("://", e, e + 100) >= 0))):
             pass
+        elif m & ASK and any(abs(hits[q][0] - s) <= PAIR_NEAR and hits[q][2] & ACT
+                             for q in range(max(0, k - 4), min(nh, k + 5)) if q != k):
+            # "please ... install it", "pay with the stored card", "this account's settings ... disable"
+            pass
         else:
             # two cues of different kinds close together ("you" + a verb, "the user" + "say", "if" + "you")
             own = _pair_cats(m)
@@ -691,7 +736,7 @@ DENSE_NAMES: tuple[str, ...] = (
     "ai&action", "ai&you", "you&action", "action&target", "override&action", "override&ai_you",
     "secrecy&ai_you", "neg&tell", "if&ai_you", "struct&action", "you_only_here", "doc_discuss",
     "doc_you_many", "rule_any", "rule_address", "rule_action", "rule_address&action", "doc_meta", "quoted",
-    "local_context",
+    "local_context", "request&action", "capability&action",
 ) + tuple(f"rule:{f}" for f in RULE_FAMILIES)
 _DENSE_INDEX = {n: i for i, n in enumerate(DENSE_NAMES)}
 _RULE_INDEX = {f: _DENSE_INDEX[f"rule:{f}"] for f in RULE_FAMILIES}
@@ -769,7 +814,8 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
                     (16, _CAPS_RE.search(raw) is not None),
                     (17, ai and act), (18, ai and you), (19, you and act), (20, act and target), (21, ov and act),
                     (22, ov and (ai or you)), (23, allm & SEC and (ai or you)), (24, allm & NEG and allm & TELL),
-                    (25, allm & IFW and (ai or you)), (26, allm & STRUCT and act)):
+                    (25, allm & IFW and (ai or you)), (26, allm & STRUCT and act),
+                    (37, allm & REQ and act), (38, allm & CAP and act)):
         if flag:
             v.append((j, 1.0))
     you_doc = doc_counts.get("you", 0)
