@@ -40,7 +40,7 @@ OTHER_CLUSTER_FACTOR = 0.25
 STRONG_EVIDENCE = 0.3  # a family counts for the co-occurrence bonus from this much evidence
 
 SHORT_TEXT_CHARS = 200
-SHORT_TEXT_RULE_FLOOR = 0.9
+SHORT_TEXT_RULE_FLOOR = 0.95
 """A text of at most :data:`SHORT_TEXT_CHARS` characters (one field value, one comment, one line)
 whose rule score reaches :data:`SHORT_TEXT_RULE_FLOOR` is flagged whatever the model says. The
 model learnt from documents (median about 500 characters) and is under-confident on a bare
@@ -52,7 +52,10 @@ train and dev splits plus the rule-development set reaches the floor (12,817 tex
 and the public sets were not used): at most 200 characters and 0.9 flags 100 injections, 11 of
 which the model alone missed, and no benign text. At 300 characters (the first choice, before the
 session-5 round-3 data held short hard negatives) one benign text reaches it, a Korean red-team
-test-case table (``python benchmarks/short_floor.py`` prints the table)."""
+test-case table. Session 6 added 450 dev records written for validation, and one of them, a filter's
+log line quoting an Italian injection (rule score 0.90, which the model flags anyway), reached the
+200-character, 0.9 cell, so by the same rule the floor rose to 0.95 (``python
+benchmarks/short_floor.py`` prints the table)."""
 
 ADDRESS_FAMILIES = frozenset({"addressed_to_ai", "override", "authority", "template_spoof",
                               "conditional_trigger", "jailbreak_persona", "hidden_carrier"})

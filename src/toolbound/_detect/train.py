@@ -44,6 +44,14 @@ before each comparison:
   **retrained with the new opener 0.819 (0.747 / 0.837 / 0.873), ships** (its first version, 0.816,
   still read the French "active" as a verb, so '"status": "active"' next to "account" opened
   passages); the new opener plus the round-4 records 0.802, so those stay out.
+- session 6, rounds 6 and 7: dev grew to 2,102 with 450 records written for validation
+  (``dev_dv12a/b/c``: requests that operate the reader's accounts inside app data, stock-phrase
+  injections and their quotations), which moves the shipped model's threshold logit 1.08 -> 1.50;
+  the round-5 model on it 0.709 (0.640 / 0.697 / 0.790, short floor 0.95). Retrained with 1,399
+  train records of the same scopes (``corpus/unadopted/train_tr12*``) 0.694 (0.553 / 0.725 / 0.805);
+  plus round 4 0.693; the stock-phrase files alone 0.702; the account-request files alone 0.703 (a
+  post-hoc round with a doubled margin). None ships: each gains at FPR <= 1% and 2% and loses at
+  0.5%.
 
 Steps:
 
