@@ -45,6 +45,9 @@ _EXPORTS: dict[str, str] = {
     "detect": "toolbound._detect.api",
     "scan_strings": "toolbound._detect.api",
     "default_threshold": "toolbound._detect.api",
+    "use_classifier": "toolbound._detect.api",
+    "OnnxClassifier": "toolbound._detect.classifier",
+    "ClassifierError": "toolbound._detect.classifier",
 }
 
 # Public submodules reachable as attributes (``toolbound.checks.within_workspace``).
@@ -86,5 +89,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolbound._types import Detection, Finding
     from toolbound._args import validate_args
     from toolbound._tool import tool
-    from toolbound._detect.api import default_threshold, detect, scan_strings
+    from toolbound._detect.api import default_threshold, detect, scan_strings, use_classifier
+    from toolbound._detect.classifier import ClassifierError, OnnxClassifier
     from toolbound import checks

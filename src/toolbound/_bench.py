@@ -222,6 +222,12 @@ def _model_info() -> dict[str, Any]:
                          "train_sha256": meta.get("training", {}).get("train_sha256")})
     except Exception as exc:  # pragma: no cover - reported, not fatal
         info["model_error"] = type(exc).__name__
+    clf = score_mod.CLASSIFIER
+    if clf is not None:
+        info["scorer"] += " + classifier (max)"
+        info["classifier"] = {"name": getattr(clf, "name", type(clf).__name__),
+                              "sha256": getattr(clf, "sha256", None), "label": getattr(clf, "label", None),
+                              "max_length": getattr(clf, "max_length", None), "stride": getattr(clf, "stride", None)}
     return info
 
 

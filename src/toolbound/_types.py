@@ -27,7 +27,8 @@ class Finding:
         reason: One line for people; never echoes the hostile payload.
         path: JSON Pointer of the string inside the result ("" for a top-level string or a plain text).
         score: The evidence weight in [0, 1].
-        stage: Which stage produced it (``detect``, ``normalize``, ``html``, ``links``, ``model``).
+        stage: Which stage produced it (``detect``, ``normalize``, ``html``, ``links``, ``model``,
+            ``classifier``).
         detail: Optional extra data (e.g. the decoded text of hidden tag characters).
     """
 

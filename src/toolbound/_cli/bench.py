@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "'shared' means every *.jsonl in ../shared/datasets/ (skipped with a note if absent)")
     p.add_argument("--out", default=str(Path("benchmarks") / "results"), metavar="DIR",
                    help="where the JSON results go (default: benchmarks/results)")
+    p.add_argument("--classifier", metavar="DIR",
+                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
+                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
     p.set_defaults(func=run)
 
 
@@ -55,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
         data.append(p)
     if corpus is None and not data:
         return fail_usage("nothing to score: give a corpus or --data files")
+    if args.classifier is not None:
+        from toolbound._cli.scan import _use_classifier
+
+        err = _use_classifier(args.classifier)
+        if err is not None:
+            return err
     try:
         summary = run_bench(corpus=corpus, split=args.split, data=data, out_dir=Path(args.out),
                             log=lambda m: sys.stderr.write(m + "\n"))

@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the input is JSON Lines, one record per line with 'id' and 'text'")
     p.add_argument("--threshold", type=float, metavar="T",
                    help="flag at or above this score, between 0 and 1 (default 0.5)")
+    p.add_argument("--classifier", metavar="DIR",
+                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
+                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
     p.set_defaults(func=run)
 
 
@@ -29,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         return fail_usage("--threshold must be between 0 and 1")
+    if args.classifier is not None:
+        err = _use_classifier(args.classifier)
+        if err is not None:
+            return err
     try:
         text = read_text(args.file)
     except UsageError as exc:
@@ -52,3 +59,15 @@ def run(args: argparse.Namespace) -> int:
         d = detect(rec["text"], threshold=args.threshold).to_dict()
         out.write(json.dumps({"id": rec["id"], **d}, ensure_ascii=False) + "\n")
     return 0
+
+
+def _use_classifier(path: str) -> int | None:
+    """Register ``--classifier``; a usage error (exit 2) when it cannot be loaded."""
+    from toolbound._detect.api import use_classifier
+    from toolbound._detect.classifier import ClassifierError
+
+    try:
+        use_classifier(path)
+    except ClassifierError as exc:
+        return fail_usage(f"--classifier: {exc}")
+    return None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from toolbound._types import Detection, Finding
 
-__all__ = ["default_threshold", "detect", "scan_strings"]
+__all__ = ["default_threshold", "detect", "scan_strings", "use_classifier"]
 
 JOIN_SEPARATOR = "\n"
 
@@ -55,6 +55,30 @@ def _load() -> tuple:
 
     _IMPL = (get_scanner, score, DEFAULT_THRESHOLD)
     return _IMPL
+
+
+def use_classifier(classifier):  # type: ignore[no-untyped-def]
+    """Add a local transformer classifier to every score (``detect()``, ``sanitize()``, the CLI).
+
+    Args:
+        classifier: A directory holding ``model.onnx`` and ``tokenizer.json`` (see
+            :class:`toolbound.OnnxClassifier`), an ``OnnxClassifier``, any callable
+            ``text -> probability of injection``, or None to remove it.
+
+    Returns:
+        The classifier that was registered before (None if none), so a caller can restore it.
+
+    The final score becomes the larger of toolbound's score and the classifier's probability. The
+    setting is process-wide. Nothing is downloaded; ``onnxruntime`` and ``tokenizers`` (the
+    ``classifier`` extra) load only here.
+    """
+    from toolbound._detect import score as score_mod
+    from toolbound._detect.classifier import load_classifier
+
+    new = load_classifier(classifier)
+    old = score_mod.CLASSIFIER
+    score_mod.CLASSIFIER = new
+    return old
 
 
 def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:

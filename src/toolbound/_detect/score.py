@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 
 from toolbound._types import Finding
 
-__all__ = ["DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "passages", "rule_score", "score"]
+__all__ = ["CLASSIFIER", "DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "classifier_score", "passages",
+           "rule_score", "score"]
 
 Passage = tuple[int, int]
 Scorer = Callable[[str, Sequence[Passage], Sequence[Finding]], float]
@@ -69,6 +70,18 @@ def _shipped_model() -> Scorer | None:
 
 MODEL_SCORER: Scorer | None = _shipped_model()
 """The trained passage model (``model.py``) when its weights ship; ``None``: rules alone decide."""
+
+CLASSIFIER: Callable[[str], float] | None = None
+"""An optional local transformer classifier (``classifier.py``, set by ``toolbound.use_classifier``):
+``text -> probability of injection``. When set, the final score is the larger of toolbound's score
+and the classifier's probability: either can flag a text, and neither can clear what the other
+flags."""
+
+
+def classifier_score(text: str) -> float | None:
+    """The registered classifier's probability for ``text`` (None when none is registered)."""
+    clf = CLASSIFIER
+    return None if clf is None else min(max(float(clf(text)), 0.0), 1.0)
 
 _PASSAGE_BREAK = re.compile(r"\n\s*\n|(?<=[.!?。！？])\s+(?=\S)|\n")
 
@@ -128,7 +141,17 @@ def rule_score(text: str, passages: Sequence[Passage], findings: Sequence[Findin
 
 
 def score(text: str, findings: Sequence[Finding], *, passage_spans: Sequence[Passage] | None = None) -> float:
-    """The final score of ``text`` given its findings: the rule score, and the model's once it exists."""
+    """The final score of ``text`` given its findings: the rule score, and the model's once it exists;
+    with a registered :data:`CLASSIFIER`, the larger of that and the classifier's probability."""
+    s = _own_score(text, findings, passage_spans)
+    if CLASSIFIER is not None:
+        p = classifier_score(text)
+        if p is not None and p > s:
+            s = p
+    return s
+
+
+def _own_score(text: str, findings: Sequence[Finding], passage_spans: Sequence[Passage] | None) -> float:
     if not findings and MODEL_SCORER is None:
         return 0.0
     if MODEL_SCORER is None:

@@ -51,7 +51,7 @@ def run(ctx: Context) -> None:
     if not ctx.strings:
         return
     from toolbound._detect.api import default_threshold
-    from toolbound._detect.score import score
+    from toolbound._detect.score import classifier_score, score
 
     threshold = ctx.policy.threshold if ctx.policy.threshold is not None else default_threshold()
     by_path: dict[str, list[Finding]] = {}
@@ -78,9 +78,15 @@ def run(ctx: Context) -> None:
             if fs:
                 kept.extend(fs)
             else:
-                kept.append(Finding("model.passage", "instruction", "medium" if s < 0.8 else "high", 0,
-                                    len(text), "the statistical model scores this text as instructions "
-                                    "aimed at the assistant", path, s, "model"))
+                p = classifier_score(text)
+                if p is not None and p >= s:
+                    kept.append(Finding("classifier", "instruction", "medium" if s < 0.8 else "high", 0,
+                                        len(text), "the local transformer classifier scores this text as "
+                                        "an injection", path, s, "classifier"))
+                else:
+                    kept.append(Finding("model.passage", "instruction", "medium" if s < 0.8 else "high", 0,
+                                        len(text), "the statistical model scores this text as "
+                                        "instructions aimed at the assistant", path, s, "model"))
         elif fs:
             below += len(fs)
     ctx.meta["detection"] = {"threshold": threshold, "flagged_paths": scores, "weak_findings_dropped": below,
