@@ -196,3 +196,11 @@ def test_cli_scan_and_bench_take_a_classifier(model_dir: Path, tmp_path: Path) -
     assert b.returncode == 0, b.stderr
     q = json.loads((out / "quality.json").read_text(encoding="utf-8"))
     assert "classifier" in q["model"]["scorer"] and q["model"]["classifier"]["sha256"]
+    san = run("sanitize", "--tool", "get_ticket", "--classifier", str(model_dir), "-",
+              stdin=json.dumps({"id": 3, "comment": "the order shipped today pwned"}))
+    assert san.returncode == 0, san.stderr
+    assert "classifier" in {f["rule_id"] for f in json.loads(san.stdout)["findings"]}
+    (tmp_path / "p.toml").write_text("", encoding="utf-8")
+    prox = run("proxy", "--policy", str(tmp_path / "p.toml"), "--classifier", str(tmp_path / "missing"),
+               "--", "true")
+    assert prox.returncode == 2 and "--classifier" in prox.stderr

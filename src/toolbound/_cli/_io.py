@@ -43,3 +43,15 @@ def print_result(result: Any, fmt: str) -> None:
         sys.stdout.write(result.to_model() + "\n")
     else:
         write_json(result.to_dict())
+
+
+def use_classifier(path: str) -> int | None:
+    """Register ``--classifier``; a usage error (exit 2) when it cannot be loaded."""
+    from toolbound._detect.api import use_classifier as register
+    from toolbound._detect.classifier import ClassifierError
+
+    try:
+        register(path)
+    except ClassifierError as exc:
+        return fail_usage(f"--classifier: {exc}")
+    return None

@@ -59,9 +59,9 @@ def run(args: argparse.Namespace) -> int:
     if corpus is None and not data:
         return fail_usage("nothing to score: give a corpus or --data files")
     if args.classifier is not None:
-        from toolbound._cli.scan import _use_classifier
+        from toolbound._cli._io import use_classifier
 
-        err = _use_classifier(args.classifier)
+        err = use_classifier(args.classifier)
         if err is not None:
             return err
     try:

@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, metavar="N",
                    help="token budget of the text the model sees (at least 64; default 8000); a bigger "
                    "result is cut and stored, see 'toolbound fetch'")
+    p.add_argument("--classifier", metavar="DIR",
+                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
+                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
     p.add_argument("--format", choices=("json", "model"), default="json",
                    help="json: the full sanitized result (default); model: the text the model sees")
     p.set_defaults(func=run)
@@ -31,6 +34,12 @@ def run(args: argparse.Namespace) -> int:
     import toolbound
     from toolbound._envelope import failure
 
+    if args.classifier is not None:
+        from toolbound._cli._io import use_classifier
+
+        err = use_classifier(args.classifier)
+        if err is not None:
+            return err
     try:
         text = read_text(args.file)
         policy = toolbound.load_policy(args.policy) if args.policy else None

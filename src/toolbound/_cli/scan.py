@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from toolbound._cli._io import UsageError, fail_usage, read_text, write_json
+from toolbound._cli._io import UsageError, fail_usage, read_text, use_classifier, write_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         return fail_usage("--threshold must be between 0 and 1")
     if args.classifier is not None:
-        err = _use_classifier(args.classifier)
+        err = use_classifier(args.classifier)
         if err is not None:
             return err
     try:
@@ -60,14 +60,3 @@ def run(args: argparse.Namespace) -> int:
         out.write(json.dumps({"id": rec["id"], **d}, ensure_ascii=False) + "\n")
     return 0
 
-
-def _use_classifier(path: str) -> int | None:
-    """Register ``--classifier``; a usage error (exit 2) when it cannot be loaded."""
-    from toolbound._detect.api import use_classifier
-    from toolbound._detect.classifier import ClassifierError
-
-    try:
-        use_classifier(path)
-    except ClassifierError as exc:
-        return fail_usage(f"--classifier: {exc}")
-    return None
