@@ -52,6 +52,10 @@ before each comparison:
   plus round 4 0.693; the stock-phrase files alone 0.702; the account-request files alone 0.703 (a
   post-hoc round with a doubled margin). None ships: each gains at FPR <= 1% and 2% and loses at
   0.5%.
+- session 6, round 8 (same dev; margin 0.01, since the idea came from dev's highest-scoring
+  negatives, quotations of attacks): the last 6 tokens of the 48 characters before each passage as
+  hashed features (what introduces it: a JSON key, ``excerpt="``, ``<blockquote>``) 0.697; with the
+  round-6 records too 0.649; the shipped model 0.709. Not adopted; the feature was removed.
 
 Steps:
 
