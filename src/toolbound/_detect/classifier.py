@@ -39,7 +39,7 @@ MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
 DEFAULT_MAX_LENGTH = 512
-CACHE_SIZE = 256
+CACHE_SIZE = 4096  # texts whose probability is kept (a big result has thousands of strings)
 # Label names that mean "this text is an injection" in the configs of published classifiers.
 _INJECTION_LABEL = re.compile(r"inject|jailbreak|unsafe|malicious|attack|harmful", re.I)
 _SAFE_LABEL = re.compile(r"safe|benign|legit|clean|normal", re.I)
@@ -148,21 +148,45 @@ class OnnxClassifier:
 
     def __call__(self, text: str) -> float:
         """Probability that ``text`` is an injection: the highest over its windows (0.0 when empty)."""
-        if not text.strip():
-            return 0.0
-        hit = self._cache.get(text)
-        if hit is not None:
-            self._cache.move_to_end(text)
-            return hit
-        wins = self.windows(text)
-        best = 0.0
-        for i in range(0, len(wins), self.batch_size):
-            logits = self._run(wins[i:i + self.batch_size])
-            best = max(best, max(_softmax_at(row, self.label) for row in logits.tolist()))
-        self._cache[text] = best
-        if len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return best
+        return self.score_many([text])[0]
+
+    def score_many(self, texts: Sequence[str]) -> list[float]:
+        """:meth:`__call__` for several texts, their windows batched together (the strings of one
+        tool result are many and mostly short: one model run for all of them, not one each)."""
+        out: list[float | None] = []
+        todo: dict[str, list[Any]] = {}
+        for text in texts:
+            if not text.strip():
+                out.append(0.0)
+                continue
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+            elif text not in todo:
+                todo[text] = self.windows(text)
+            out.append(hit)
+        if todo:
+            owners: list[str] = []
+            wins: list[Any] = []
+            for text, ws in todo.items():
+                owners.extend([text] * len(ws))
+                wins.extend(ws)
+            best = dict.fromkeys(todo, 0.0)
+            # similar lengths together, so a batch pads little
+            order = sorted(range(len(wins)), key=lambda k: len(wins[k].ids))
+            for i in range(0, len(order), self.batch_size):
+                chunk = order[i:i + self.batch_size]
+                logits = self._run([wins[k] for k in chunk]).tolist()
+                for k, row in zip(chunk, logits):
+                    p = _softmax_at(row, self.label)
+                    if p > best[owners[k]]:
+                        best[owners[k]] = p
+            for text, p in best.items():
+                self._cache[text] = p
+                if len(self._cache) > CACHE_SIZE:
+                    self._cache.popitem(last=False)
+            out = [best[t] if v is None else v for t, v in zip(texts, out)]
+        return [float(v) for v in out]  # type: ignore[arg-type]
 
     def _run(self, encs: Sequence[Any]) -> Any:
         np = self._np

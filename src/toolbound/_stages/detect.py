@@ -51,9 +51,13 @@ def run(ctx: Context) -> None:
     if not ctx.strings:
         return
     from toolbound._detect.api import default_threshold
+    from toolbound._detect import score as score_mod
     from toolbound._detect.score import classifier_score, score
 
     threshold = ctx.policy.threshold if ctx.policy.threshold is not None else default_threshold()
+    clf = score_mod.CLASSIFIER
+    if clf is not None and hasattr(clf, "score_many"):
+        clf.score_many([t for _, t in ctx.strings])  # one batched model run; score() then reads its cache
     by_path: dict[str, list[Finding]] = {}
     for f in scan_all(ctx.strings):
         fs = by_path.get(f.path)
