@@ -26,8 +26,8 @@ MAX_LEN = 16
 
 
 def _build(d: Path, *, labels: dict[str, str] | None = None, with_types: bool = False,
-           trigger_logits: tuple[float, float] = (0.0, 6.0), other_logits: tuple[float, float] = (1.0, -1.0)
-           ) -> Path:
+           trigger_logits: tuple[float, float] = (0.0, 6.0), other_logits: tuple[float, float] = (1.0, -1.0),
+           single: bool = False) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3}
     for w in WORDS:
@@ -53,11 +53,16 @@ def _build(d: Path, *, labels: dict[str, str] | None = None, with_types: bool = 
                   helper.make_node("Unsqueeze", ["tf", "axis2"], ["t3"]),
                   helper.make_node("Add", ["em", "t3"], ["emt"])]
         last = "emt"
-    nodes.append(helper.make_node("ReduceMax", [last], ["logits"], axes=[1], keepdims=0))
+    inits = [numpy_helper.from_array(emb, "emb"), numpy_helper.from_array(np.array([2], dtype=np.int64), "axis2")]
+    if single:  # one logit: label 1's minus label 0's
+        nodes.append(helper.make_node("ReduceMax", [last], ["pooled"], axes=[1], keepdims=0))
+        nodes.append(helper.make_node("MatMul", ["pooled", "diff"], ["logits"]))
+        inits.append(numpy_helper.from_array(np.array([[-1.0], [1.0]], dtype=np.float32), "diff"))
+    else:
+        nodes.append(helper.make_node("ReduceMax", [last], ["logits"], axes=[1], keepdims=0))
     graph = helper.make_graph(
         nodes, "tiny_pi", inputs,
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 2])],
-        [numpy_helper.from_array(emb, "emb"), numpy_helper.from_array(np.array([2], dtype=np.int64), "axis2")])
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1 if single else 2])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -124,6 +129,13 @@ def test_label_from_config_names_and_by_argument(tmp_path: Path) -> None:
     assert toolbound.OnnxClassifier(d, label="safe").label == 1
     with pytest.raises(toolbound.ClassifierError, match="no label named 'benign'"):
         toolbound.OnnxClassifier(d, label="benign")
+
+
+def test_a_single_logit_model_reads_as_a_sigmoid(tmp_path: Path) -> None:
+    clf = toolbound.OnnxClassifier(_build(tmp_path / "one", labels={}, single=True))
+    assert clf.single_logit and clf.label == 0
+    assert clf("the order pwned") == pytest.approx(1 / (1 + np.exp(-(6 - 1))), rel=1e-5)
+    assert clf("the order") < 0.5
 
 
 def test_a_third_bert_style_input_is_fed(tmp_path: Path) -> None:

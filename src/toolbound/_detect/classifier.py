@@ -65,6 +65,9 @@ class OnnxClassifier:
             512; less than half of it).
         batch_size: Windows per model call (default 16).
         threads: onnxruntime intra-op threads (default 1: one core, like the rest of toolbound).
+
+    The model's first output must be logits, shape ``(batch, labels)``: softmax over the labels, or
+    with a single column a sigmoid (its probability is "injection").
     """
 
     def __init__(self, path: str | Path, *, label: int | str | None = None, max_length: int | None = None,
@@ -133,9 +136,12 @@ class OnnxClassifier:
         self._cache: OrderedDict[str, float] = OrderedDict()
         # A first run checks the output shape, so a wrong model fails here and not mid-scan.
         probe = self._run([self._tok.encode("probe")])
+        self.single_logit = probe.shape[1] == 1  # one logit: sigmoid, its probability is "injection"
+        if self.single_logit and label is None:
+            self.label = 0
         if self.label >= probe.shape[1]:
             raise ClassifierError(f"{model_path}: label index {self.label} but the model has "
-                                  f"{probe.shape[1]} outputs")
+                                  f"{probe.shape[1]} output{'s' if probe.shape[1] != 1 else ''}")
 
     def __repr__(self) -> str:
         return (f"OnnxClassifier({str(self.path)!r}, label={self.label}, max_length={self.max_length}, "
@@ -178,7 +184,7 @@ class OnnxClassifier:
                 chunk = order[i:i + self.batch_size]
                 logits = self._run([wins[k] for k in chunk]).tolist()
                 for k, row in zip(chunk, logits):
-                    p = _softmax_at(row, self.label)
+                    p = _sigmoid(row[0]) if self.single_logit else _softmax_at(row, self.label)
                     if p > best[owners[k]]:
                         best[owners[k]] = p
             for text, p in best.items():
@@ -201,8 +207,8 @@ class OnnxClassifier:
             types[r, :n] = e.type_ids
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         out = self._session.run(None, {k: feed[k] for k in self._inputs})[0]
-        if out.ndim != 2 or out.shape[0] != len(encs) or out.shape[1] < 2:
-            raise ClassifierError(f"{self.path}: expected logits of shape (batch, labels >= 2) as the first "
+        if out.ndim != 2 or out.shape[0] != len(encs) or out.shape[1] < 1:
+            raise ClassifierError(f"{self.path}: expected logits of shape (batch, labels) as the first "
                                   f"output, got {tuple(out.shape)}")
         return out
 
@@ -273,6 +279,10 @@ def _pad_id(tok: Any) -> int:
         if i is not None:
             return int(i)
     return 0
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
 def _softmax_at(row: Sequence[float], k: int) -> float:
