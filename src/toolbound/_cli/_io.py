@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -43,6 +44,13 @@ def print_result(result: Any, fmt: str) -> None:
         sys.stdout.write(result.to_model() + "\n")
     else:
         write_json(result.to_dict())
+
+
+def add_classifier_option(p: argparse.ArgumentParser) -> None:
+    """``--classifier DIR`` (scan, sanitize, proxy, bench); :func:`use_classifier` registers it."""
+    p.add_argument("--classifier", metavar="DIR",
+                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
+                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
 
 
 def use_classifier(path: str) -> int | None:

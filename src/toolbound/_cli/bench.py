@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from toolbound._cli._io import fail_usage
+from toolbound._cli._io import add_classifier_option, fail_usage, use_classifier
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,9 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "'shared' means every *.jsonl in ../shared/datasets/ (skipped with a note if absent)")
     p.add_argument("--out", default=str(Path("benchmarks") / "results"), metavar="DIR",
                    help="where the JSON results go (default: benchmarks/results)")
-    p.add_argument("--classifier", metavar="DIR",
-                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
-                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
+    add_classifier_option(p)
     p.set_defaults(func=run)
 
 
@@ -59,8 +57,6 @@ def run(args: argparse.Namespace) -> int:
     if corpus is None and not data:
         return fail_usage("nothing to score: give a corpus or --data files")
     if args.classifier is not None:
-        from toolbound._cli._io import use_classifier
-
         err = use_classifier(args.classifier)
         if err is not None:
             return err

@@ -7,7 +7,7 @@ import logging
 import math
 import sys
 
-from toolbound._cli._io import fail_usage
+from toolbound._cli._io import add_classifier_option, fail_usage, use_classifier
 
 
 def _seconds(text: str) -> float:
@@ -41,9 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"how long a call may take before it becomes a 'timeout' error result "
                    f"(default {DEFAULT_TIMEOUT:g}); the server's start may take this or "
                    f"{MIN_STARTUP_TIMEOUT:g} s, whichever is longer")
-    p.add_argument("--classifier", metavar="DIR",
-                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
-                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
+    add_classifier_option(p)
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]",
                    help="the MCP server to start, after '--'")
     p.set_defaults(func=run)
@@ -63,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
     except toolbound.PolicyError as exc:
         return fail_usage(str(exc))
     if args.classifier is not None:
-        from toolbound._cli._io import use_classifier
-
         err = use_classifier(args.classifier)
         if err is not None:
             return err

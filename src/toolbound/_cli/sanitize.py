@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from toolbound._cli._io import UsageError, fail_usage, print_result, read_text
+from toolbound._cli._io import UsageError, add_classifier_option, fail_usage, print_result, read_text, use_classifier
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,9 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, metavar="N",
                    help="token budget of the text the model sees (at least 64; default 8000); a bigger "
                    "result is cut and stored, see 'toolbound fetch'")
-    p.add_argument("--classifier", metavar="DIR",
-                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
-                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
+    add_classifier_option(p)
     p.add_argument("--format", choices=("json", "model"), default="json",
                    help="json: the full sanitized result (default); model: the text the model sees")
     p.set_defaults(func=run)
@@ -35,8 +33,6 @@ def run(args: argparse.Namespace) -> int:
     from toolbound._envelope import failure
 
     if args.classifier is not None:
-        from toolbound._cli._io import use_classifier
-
         err = use_classifier(args.classifier)
         if err is not None:
             return err

@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from toolbound._cli._io import UsageError, fail_usage, read_text, use_classifier, write_json
+from toolbound._cli._io import (UsageError, add_classifier_option, fail_usage, read_text, use_classifier,
+                               write_json)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,9 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the input is JSON Lines, one record per line with 'id' and 'text'")
     p.add_argument("--threshold", type=float, metavar="T",
                    help="flag at or above this score, between 0 and 1 (default 0.5)")
-    p.add_argument("--classifier", metavar="DIR",
-                   help="also score with a local ONNX transformer classifier (a directory holding model.onnx "
-                   "and tokenizer.json; needs the 'classifier' extra); the score is the larger of the two")
+    add_classifier_option(p)
     p.set_defaults(func=run)
 
 
@@ -59,4 +58,3 @@ def run(args: argparse.Namespace) -> int:
         d = detect(rec["text"], threshold=args.threshold).to_dict()
         out.write(json.dumps({"id": rec["id"], **d}, ensure_ascii=False) + "\n")
     return 0
-

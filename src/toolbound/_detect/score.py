@@ -144,11 +144,8 @@ def score(text: str, findings: Sequence[Finding], *, passage_spans: Sequence[Pas
     """The final score of ``text`` given its findings: the rule score, and the model's once it exists;
     with a registered :data:`CLASSIFIER`, the larger of that and the classifier's probability."""
     s = _own_score(text, findings, passage_spans)
-    if CLASSIFIER is not None:
-        p = classifier_score(text)
-        if p is not None and p > s:
-            s = p
-    return s
+    p = classifier_score(text)
+    return s if p is None else max(s, p)
 
 
 def _own_score(text: str, findings: Sequence[Finding], passage_spans: Sequence[Passage] | None) -> float:
