@@ -845,9 +845,9 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
     return v
 
 
-DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "has_passage", "log1p_positive_passages",
-                                  "rule_score", "rule_flag", "rule_address", "rule_action", "doc_discuss",
-                                  "doc_meta")
+DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
+                                  "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
+                                  "rule_action", "doc_discuss", "doc_meta")
 DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta")
 """The document features the combiner uses. Rule evidence enters through the passages (rule hits by
 family are passage features): on the dev split, document-level rule features made the combiner
@@ -875,6 +875,7 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
     full = {
         "max_logit": max(-10.0, min(10.0, m1)) / 5.0,
         "second_logit": max(-10.0, min(10.0, m2)) / 5.0,
+        "second_logit_pos": max(0.0, min(10.0, m2)) / 5.0,  # a missing or negative second passage: 0
         "has_passage": float(bool(logits)),
         "log1p_positive_passages": math.log1p(npos),
         "rule_score": rule,
