@@ -101,6 +101,35 @@ def test_retraining_is_deterministic(tmp_path, fast_training):
         assert 0.0 <= model.score(text, []) <= 1.0
 
 
+def test_passage_negative_exclusion_drops_those_passages_and_is_recorded(tmp_path, fast_training, monkeypatch):
+    """train.PASSAGE_NEG_EXCLUDE (session 7, round 12): passages of benign documents of those families
+    are not negatives of the passage model; the documents still train the combiner; meta says so."""
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    recs = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    for r in recs:
+        if not r["label"] and int(r["id"].split("-")[1]) % 4 == 0:
+            r["family"] = "benign:security_discussion"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    base, excl = tmp_path / "base", tmp_path / "excl"
+    fast_training.train(corpus, base, log=lambda *_: None)
+    monkeypatch.setattr(fast_training, "PASSAGE_NEG_EXCLUDE", ("benign:security_discussion",))
+    fast_training.train(corpus, excl, log=lambda *_: None)
+    meta_b = json.loads((base / M.META_FILE).read_text())
+    meta_e = json.loads((excl / M.META_FILE).read_text())
+    assert "passage_negatives_exclude" not in meta_b["training"]
+    assert meta_e["training"]["passage_negatives_exclude"] == ["benign:security_discussion"]
+    assert (base / M.WEIGHTS_FILE).read_bytes() != (excl / M.WEIGHTS_FILE).read_bytes()
+
+
+def test_doc_feature_second_logit_pos_counts_a_missing_or_negative_second_passage_as_zero():
+    names = ("second_logit", "second_logit_pos")
+    assert M.doc_features([3.0], 0.0, [], {}, names) == [M.NO_PASSAGE_LOGIT / 5.0, 0.0]
+    assert M.doc_features([3.0, -2.0], 0.0, [], {}, names) == [-0.4, 0.0]
+    assert M.doc_features([3.0, 1.5], 0.0, [], {}, names) == [0.3, 0.3]
+    assert set(names) <= set(M.DOC_ALL_NAMES)
+
+
 def test_inference_equals_training_features():
     rnd = random.Random(3)
     w = array("f", [rnd.uniform(-1, 1) for _ in range(M.HASH_SIZE)])
