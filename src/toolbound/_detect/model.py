@@ -8,7 +8,8 @@ Pipeline for one text (:meth:`Model.score`):
 
 1. **Candidates.** One pass of a compiled cue-word regex (AI-addressing words, second-person
    pronouns, override/priority markers, secrecy, conditionals, action verbs, conversation-structure
-   tokens, in the 11 corpus languages; a separate one for CJK) over the lower-cased text. A strong
+   tokens, in the 11 corpus languages; a separate one for CJK) over the lower-cased text, and one of
+   the multi-word cues ("if you are", "do not tell", "from now on", "без ограничений"). A strong
    cue, an imperative action verb, two weaker cues of different kinds close together, or a rule
    finding of the engine (which already undid evasions) opens a passage: up to the nearest
    line/sentence/field boundary, at most :data:`MAX_SIDE` characters either side. Text with no cue
@@ -60,7 +61,7 @@ __all__ = [
     "weights_present",
 ]
 
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 HASH_BITS = 18
 HASH_SIZE = 1 << HASH_BITS
 MASK32 = 0xFFFFFFFF
@@ -354,7 +355,7 @@ def _build_lexicon() -> tuple[dict[str, int], dict[str, int], dict[str, int], re
             bit = BIT[cat]
             for lit in lits:
                 if " " in lit:
-                    continue
+                    continue  # multi-word cues: _PHRASES
                 is_stem = lit.endswith("*")
                 lit = lit.rstrip("*")
                 if _CJK_RE.search(lit):
@@ -367,6 +368,75 @@ def _build_lexicon() -> tuple[dict[str, int], dict[str, int], dict[str, int], re
 
 
 _EXACT, _STEMS, _CJK_CUES, _CJK_CUE_RE = _build_lexicon()
+
+
+def _build_phrases() -> tuple[dict[str, int], re.Pattern[str] | None]:
+    """Multi-word cues ("if you are", "do not tell", "from now on", "без ограничений"): one
+    trie-shaped regex, words separated by any whitespace, at a word start; a trailing "*" is a stem,
+    Hangul and Arabic phrases may carry particles, other phrases end at a word end. Returns
+    ``(phrase -> categories, regex)``; a match's text, with its whitespace runs read as one space,
+    keys the table (stems by their literal part)."""
+    table: dict[str, int] = {}
+    closed: set[str] = set()
+    open_: set[str] = set()
+    for tbl in (CUES, AUX_CUES):
+        for cat, lits in tbl.items():
+            for lit in lits:
+                if " " not in lit:
+                    continue
+                key = " ".join(lit.rstrip("*").split())
+                table[key] = table.get(key, 0) | BIT[cat]
+                if lit.endswith("*") or _NOSPACE_RE.search(key[-1]) is not None:
+                    open_.add(key)
+                else:
+                    closed.add(key)
+    if not table:
+        return table, None
+
+    def trie(keys: set[str]) -> str:
+        # the trie escapes a space as "\\ "; between words any whitespace run matches
+        return _trie(sorted(keys)).replace("\\ ", "\\s+")
+
+    alts = []
+    if closed:
+        alts.append(f"(?:{trie(closed)})(?!\\w)")
+    if open_:
+        alts.append(f"(?:{trie(open_)})\\w*")
+    # "\\b" rather than "(?<!\\w)" (every phrase starts with a word character, so they agree), behind a
+    # lookahead for the phrases' first characters: re tests both far faster than the lookbehind
+    firsts = re.escape("".join(sorted({k[0] for k in table})))
+    start = "\\b" if all(k[0].isalnum() for k in table) else "(?<!\\w)"
+    return table, re.compile(f"(?=[{firsts}]){start}(?:" + "|".join(alts) + ")")
+
+
+_PHRASES, _PHRASE_RE = _build_phrases()
+
+
+def _phrase_hits(low: str) -> list[tuple[int, int, str, int]]:
+    """``(start, end, phrase, categories)`` of the multi-word cues in lower-cased ``low``."""
+    if _PHRASE_RE is None:
+        return []
+    out = []
+    for mt in _PHRASE_RE.finditer(low):
+        words = mt.group().split()
+        m = 0
+        # the longest table key that the match starts with (stems match a longer last word)
+        for n in range(len(words), 0, -1):
+            key = " ".join(words[:n])
+            m = _PHRASES.get(key, 0)
+            if m:
+                break
+            if n == len(words):
+                last = words[-1]
+                for k in range(len(last) - 1, 0, -1):
+                    m = _PHRASES.get(" ".join(words[:-1] + [last[:k]]), 0)
+                    if m:
+                        break
+                if m:
+                    break
+        if m:
+            out.append((mt.start(), mt.end(), " ".join(words), m))
+    return out
 _STEM_LENS = sorted({len(k) for k in _STEMS}, reverse=True)
 _MASKS: dict[str, int] = {}
 
@@ -523,6 +593,21 @@ def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, in
             ctx.append(i)
             if len(ctxw) < MAX_CONTEXT_WORDS:
                 ctxw.setdefault(word, None)
+            if m & DISC:
+                counts["discuss"] += 1
+            if m & META:
+                counts["meta"] += 1
+    for i, end, phrase, m in _phrase_hits(low):
+        if m & STRONG:
+            m |= TRIG
+        if m & HIT:
+            hits.append((i, end, m))
+            if m & YOU:
+                counts["you"] += 1
+        if m & (DISC | META):
+            ctx.append(i)
+            if len(ctxw) < MAX_CONTEXT_WORDS:
+                ctxw.setdefault(phrase, None)
             if m & DISC:
                 counts["discuss"] += 1
             if m & META:
