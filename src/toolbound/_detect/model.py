@@ -418,24 +418,16 @@ def _phrase_hits(low: str) -> list[tuple[int, int, str, int]]:
         return []
     out = []
     for mt in _PHRASE_RE.finditer(low):
-        words = mt.group().split()
-        m = 0
-        # the longest table key that the match starts with (stems match a longer last word)
-        for n in range(len(words), 0, -1):
-            key = " ".join(words[:n])
-            m = _PHRASES.get(key, 0)
-            if m:
-                break
-            if n == len(words):
-                last = words[-1]
-                for k in range(len(last) - 1, 0, -1):
-                    m = _PHRASES.get(" ".join(words[:-1] + [last[:k]]), 0)
-                    if m:
-                        break
-                if m:
-                    break
+        phrase = " ".join(mt.group().split())
+        # the regex matched a key, or a stem key plus the rest of its last word: the longest key
+        # that the phrase starts with
+        k = len(phrase)
+        m = _PHRASES.get(phrase, 0)
+        while not m and k > 1:
+            k -= 1
+            m = _PHRASES.get(phrase[:k], 0)
         if m:
-            out.append((mt.start(), mt.end(), " ".join(words), m))
+            out.append((mt.start(), mt.end(), phrase, m))
     return out
 _STEM_LENS = sorted({len(k) for k in _STEMS}, reverse=True)
 _MASKS: dict[str, int] = {}
@@ -574,6 +566,9 @@ def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, in
     ctxw: dict[str, None] = {}  # distinct discussion / test-spec words, in order of appearance
     seen: dict[str, int] = {}
     masks = _MASKS
+    # (start, end, word or phrase, categories with TRIG, extra hit bits) of every cue, in this order:
+    # words, multi-word phrases, CJK literals; each is recorded by the one loop below
+    cues: list[tuple[int, int, str, int, int]] = []
     for i, end, word in _cue_words(low):
         m = masks.get(word)
         if m is None:
@@ -585,8 +580,16 @@ def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, in
             if c >= MAX_WORD_HITS:
                 continue
             seen[word] = c + 1
+        cues.append((i, end, word, m, 0))
+    for i, end, phrase, m in _phrase_hits(low):
+        cues.append((i, end, phrase, m | TRIG if m & STRONG else m, 0))
+    if not low.isascii() and _CJK_RE.search(low):
+        for mt in _CJK_CUE_RE.finditer(low):
+            m = _CJK_CUES.get(mt.group(), 0)
+            cues.append((mt.start(), mt.end(), mt.group(), m | TRIG if m & STRONG else m, CJK_HIT))
+    for i, end, word, m, extra in cues:
         if m & HIT:
-            hits.append((i, end, m))
+            hits.append((i, end, m | extra))
             if m & YOU:
                 counts["you"] += 1
         if m & (DISC | META):
@@ -597,38 +600,6 @@ def cue_scan(text: str, low: str | None = None) -> tuple[list[tuple[int, int, in
                 counts["discuss"] += 1
             if m & META:
                 counts["meta"] += 1
-    for i, end, phrase, m in _phrase_hits(low):
-        if m & STRONG:
-            m |= TRIG
-        if m & HIT:
-            hits.append((i, end, m))
-            if m & YOU:
-                counts["you"] += 1
-        if m & (DISC | META):
-            ctx.append(i)
-            if len(ctxw) < MAX_CONTEXT_WORDS:
-                ctxw.setdefault(phrase, None)
-            if m & DISC:
-                counts["discuss"] += 1
-            if m & META:
-                counts["meta"] += 1
-    if not low.isascii() and _CJK_RE.search(low):
-        for mt in _CJK_CUE_RE.finditer(low):
-            m = _CJK_CUES.get(mt.group(), 0)
-            if m & DISC:
-                counts["discuss"] += 1
-            if m & META:
-                counts["meta"] += 1
-            if m & (DISC | META):
-                ctx.append(mt.start())
-                if len(ctxw) < MAX_CONTEXT_WORDS:
-                    ctxw.setdefault(mt.group(), None)
-            if m & STRONG:
-                m |= TRIG
-            if m & HIT:
-                hits.append((mt.start(), mt.end(), m | CJK_HIT))
-                if m & YOU:
-                    counts["you"] += 1
     for mt in _STRUCT_RE.finditer(low):
         hits.append((mt.start(), mt.end(), STRUCT | TRIG))
     hits.sort()
