@@ -28,6 +28,10 @@ def _f(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
+def _ci(x: list[float] | None) -> str:
+    return "–" if x is None else f"{x[0]:.2f}–{x[1]:.2f}"
+
+
 def quality_summary() -> str:
     """One row per data set: precision, recall, FPR, F1 at the shipped threshold, recall at FPR <= 1%/2%."""
     s = _load("quality")
@@ -44,17 +48,29 @@ def quality_summary() -> str:
     return head + ".\n\n" + render_table(s, markdown=True)
 
 
+def quality_intervals() -> str:
+    """Each data set's headline figures with their 95% bootstrap intervals."""
+    s = _load("quality")
+    if s is None:
+        return "_No results yet: run `toolbound bench --data shared`._"
+    if str(ROOT / "src") not in sys.path:
+        sys.path.insert(0, str(ROOT / "src"))
+    from toolbound._bench import render_intervals
+
+    return render_intervals(s, markdown=True)
+
+
 def quality_families() -> str:
     """Corpus test split: recall per attack family, FPR per benign kind."""
     r = _load("quality_corpus_test")
     if r is None:
         return "_No corpus results yet: run `toolbound bench`._"
-    rows = ["| family | label | n | recall / FPR |", "| --- | ---: | ---: | ---: |"]
+    rows = ["| family | label | n | recall / FPR | 95% interval |", "| --- | ---: | ---: | ---: | ---: |"]
     for fam, d in r["families"].items():
         if d.get("label") == 1:
-            rows.append(f"| {fam} | 1 | {d['n']} | recall {_f(d['recall'])} |")
+            rows.append(f"| {fam} | 1 | {d['n']} | recall {_f(d['recall'])} | {_ci(d.get('recall_ci95'))} |")
         elif d.get("label") == 0:
-            rows.append(f"| {fam} | 0 | {d['n']} | FPR {_f(d['fpr'])} |")
+            rows.append(f"| {fam} | 0 | {d['n']} | FPR {_f(d['fpr'])} | {_ci(d.get('fpr_ci95'))} |")
     return "\n".join(rows)
 
 
@@ -63,10 +79,11 @@ def quality_languages() -> str:
     r = _load("quality_corpus_test")
     if r is None:
         return "_No corpus results yet: run `toolbound bench`._"
-    rows = ["| lang | n | precision | recall | FPR | F1 |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    rows = ["| lang | n | precision | recall (95% interval) | FPR (95% interval) | F1 |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for lang, m in r["languages"].items():
-        rows.append(f"| {lang} | {m['n']} | {_f(m['precision'])} | {_f(m['recall'])} | {_f(m['fpr'])} | "
-                    f"{_f(m['f1'])} |")
+        rows.append(f"| {lang} | {m['n']} | {_f(m['precision'])} | {_f(m['recall'])} ({_ci(m.get('recall_ci95'))}) | "
+                    f"{_f(m['fpr'])} ({_ci(m.get('fpr_ci95'))}) | {_f(m['f1'])} |")
     return "\n".join(rows)
 
 
@@ -102,7 +119,7 @@ def model_card() -> str:
 
 
 def readme_sections() -> dict[str, Callable[[], str]]:
-    return {"quality": quality_summary, "quality-families": quality_families,
+    return {"quality": quality_summary, "quality-intervals": quality_intervals, "quality-families": quality_families,
             "quality-languages": quality_languages, "model-card": model_card}
 
 

@@ -3,8 +3,8 @@
 Scores every record of the corpus split (default ``test``) and of any extra labelled JSONL files
 with :func:`toolbound._detect.detect`, and reports precision, recall, false-positive rate and F1
 overall, per family (recall for attack families, FPR for benign kinds), per language and per
-carrier, a threshold sweep, the recall reachable at FPR <= 1% / 2%, and the worst false positives
-and false negatives. Results are written as JSON (no timestamps: the same code, model and data
+carrier, a threshold sweep, the recall reachable at FPR <= 1% / 2%, 95% bootstrap intervals for
+the headline figures (:func:`bootstrap`), and the worst false positives and false negatives. Results are written as JSON (no timestamps: the same code, model and data
 give the same bytes) and rendered as a compact table.
 
 Record schema (corpus and extra files alike): ``id``, ``text``, ``label`` (0/1), optional
@@ -22,12 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Counts", "Scored", "SWEEP", "evaluate", "load_jsonl", "metrics", "recall_at_fpr", "render_table",
+__all__ = ["Counts", "Scored", "SWEEP", "bootstrap", "evaluate", "load_jsonl", "metrics", "recall_at_fpr",
+           "render_intervals", "render_table", "wilson",
            "run", "shared_datasets"]
 
 SWEEP: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(1, 20))
 FPR_POINTS: tuple[float, ...] = (0.01, 0.02)
 WORST = 15
+BOOT_RESAMPLES = 1000
+BOOT_SEED = 20261201
+BOOT_LEVEL = 0.95
 EXCERPT = 120
 RESULTS_DIR = Path("benchmarks") / "results"
 SHARED_RELATIVE = Path("..") / "shared" / "datasets"
@@ -64,8 +68,23 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
+    """Wilson score interval (95% by default) of the proportion ``k / n``; None when ``n`` is 0.
+
+    Used for per-family, per-language and per-carrier figures, where ``n`` is often 20-40 and an
+    interval says more than the point (it stays inside [0, 1] and is sensible at 0 and n).
+    """
+    if n <= 0:
+        return None
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return [_r(max(0.0, mid - half)), _r(min(1.0, mid + half))]  # type: ignore[list-item]
+
+
 def metrics(c: Counts) -> dict[str, Any]:
-    """Precision, recall, FPR and F1 of a confusion matrix.
+    """Precision, recall, FPR and F1 of a confusion matrix, with Wilson 95% intervals for recall and FPR.
 
     A ratio whose denominator is zero is ``None`` (e.g. recall on a set without positives), except
     F1, which is 0.0 when precision or recall is 0 or undefined but the set has positives.
@@ -79,7 +98,8 @@ def metrics(c: Counts) -> dict[str, Any]:
         f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
     return {"n": c.tp + c.fp + c.tn + c.fn, "positives": c.tp + c.fn, "negatives": c.fp + c.tn,
             "tp": c.tp, "fp": c.fp, "tn": c.tn, "fn": c.fn,
-            "precision": _r(precision), "recall": _r(recall), "fpr": _r(fpr), "f1": _r(f1)}
+            "precision": _r(precision), "recall": _r(recall), "fpr": _r(fpr), "f1": _r(f1),
+            "recall_ci95": wilson(c.tp, c.tp + c.fn), "fpr_ci95": wilson(c.fp, c.fp + c.tn)}
 
 
 def count(items: Iterable[Scored], threshold: float) -> Counts:
@@ -105,14 +125,61 @@ def recall_at_fpr(items: Sequence[Scored], max_fpr: float) -> dict[str, Any] | N
     neg = sorted((s.score for s in items if not s.label), reverse=True)
     if not pos or not neg:
         return None
-    allowed = int(math.floor(max_fpr * len(neg) + 1e-9))
-    # Flag everything strictly above the (allowed+1)-th highest negative score.
-    barrier = neg[allowed] if allowed < len(neg) else -math.inf
+    barrier = _barrier(neg, max_fpr)
     tp = sum(1 for p in pos if p > barrier)
     fp = sum(1 for n in neg if n > barrier)
     above = [p for p in pos if p > barrier]
     return {"max_fpr": max_fpr, "recall": _r(tp / len(pos)), "fpr": _r(fp / len(neg)),
             "threshold": _r(min(above)) if above else None}
+
+
+def _barrier(neg_desc: Sequence[float], max_fpr: float) -> float:
+    """The score to beat for FPR <= ``max_fpr``: flag everything strictly above the (allowed+1)-th
+    highest negative score (``neg_desc`` sorted high to low)."""
+    allowed = int(math.floor(max_fpr * len(neg_desc) + 1e-9))
+    return neg_desc[allowed] if allowed < len(neg_desc) else -math.inf
+
+
+def _interval(xs: list[float], level: float) -> list[float] | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    lo = xs[int(math.floor((1 - level) / 2 * (len(xs) - 1)))]
+    hi = xs[int(math.ceil((1 + level) / 2 * (len(xs) - 1)))]
+    return [_r(lo), _r(hi)]  # type: ignore[list-item]
+
+
+def bootstrap(items: Sequence[Scored], threshold: float, *, resamples: int = BOOT_RESAMPLES,
+              seed: int = BOOT_SEED, level: float = BOOT_LEVEL) -> dict[str, Any]:
+    """Percentile bootstrap intervals for recall and FPR at ``threshold`` and for recall at FPR <= 1%/2%.
+
+    Stratified: each resample draws as many positives and as many negatives as the set has (with
+    replacement), so every resample has the set's class balance. Records are resampled one by one;
+    records written from one template or by one author are not independent, so the true
+    uncertainty is somewhat wider than these intervals. A fixed seed keeps the output reproducible.
+    """
+    import random
+
+    rng = random.Random(seed)
+    pos = [s.score for s in items if s.label]
+    neg = [s.score for s in items if not s.label]
+    recalls: list[float] = []
+    fprs: list[float] = []
+    at: dict[float, list[float]] = {p: [] for p in FPR_POINTS}
+    for _ in range(resamples):
+        ps = rng.choices(pos, k=len(pos)) if pos else []
+        ns = rng.choices(neg, k=len(neg)) if neg else []
+        if ps:
+            recalls.append(sum(1 for x in ps if x >= threshold) / len(ps))
+        if ns:
+            fprs.append(sum(1 for x in ns if x >= threshold) / len(ns))
+        if ps and ns:
+            ns.sort(reverse=True)
+            for p in FPR_POINTS:
+                b = _barrier(ns, p)
+                at[p].append(sum(1 for x in ps if x > b) / len(ps))
+    return {"resamples": resamples, "level": level, "seed": seed, "recall": _interval(recalls, level),
+            "fpr": _interval(fprs, level), "recall_at_fpr": {f"{p:g}": _interval(at[p], level) for p in FPR_POINTS}}
 
 
 def _group(items: Sequence[Scored], key: Callable[[Scored], str]) -> dict[str, list[Scored]]:
@@ -129,9 +196,10 @@ def evaluate(items: Sequence[Scored], threshold: float) -> dict[str, Any]:
     for fam, group in _group(items, lambda s: s.family).items():
         m = metrics(count(group, threshold))
         # attack families: recall; benign kinds: FPR (the other ratio is undefined for them)
-        families[fam] = ({"label": 1, "n": m["n"], "detected": m["tp"], "recall": m["recall"]}
+        families[fam] = ({"label": 1, "n": m["n"], "detected": m["tp"], "recall": m["recall"],
+                          "recall_ci95": m["recall_ci95"]}
                          if all(s.label for s in group) else
-                         {"label": 0, "n": m["n"], "flagged": m["fp"], "fpr": m["fpr"]}
+                         {"label": 0, "n": m["n"], "flagged": m["fp"], "fpr": m["fpr"], "fpr_ci95": m["fpr_ci95"]}
                          if not any(s.label for s in group) else m)
     langs = {k: metrics(count(g, threshold)) for k, g in _group(items, lambda s: s.lang).items()}
     carriers = {k: metrics(count(g, threshold)) for k, g in _group(items, lambda s: s.carrier).items()
@@ -154,6 +222,7 @@ def evaluate(items: Sequence[Scored], threshold: float) -> dict[str, Any]:
         "threshold": threshold,
         "overall": overall,
         "recall_at_fpr": {f"{p:g}": recall_at_fpr(items, p) for p in FPR_POINTS},
+        "intervals": bootstrap(items, threshold),
         "families": families,
         "languages": langs,
         "carriers": carriers,
@@ -263,6 +332,9 @@ def run(*, corpus: Path | None, split: str, data: Sequence[Path], out_dir: Path,
             "precision": o["precision"], "recall": o["recall"], "fpr": o["fpr"], "f1": o["f1"],
             "recall_at_fpr_1pct": (res["recall_at_fpr"]["0.01"] or {}).get("recall"),
             "recall_at_fpr_2pct": (res["recall_at_fpr"]["0.02"] or {}).get("recall"),
+            "intervals_95": {"recall": res["intervals"]["recall"], "fpr": res["intervals"]["fpr"],
+                             "recall_at_fpr_1pct": res["intervals"]["recall_at_fpr"]["0.01"],
+                             "recall_at_fpr_2pct": res["intervals"]["recall_at_fpr"]["0.02"]},
         }
     (out_dir / "quality.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n",
                                           encoding="utf-8")
@@ -281,6 +353,32 @@ def render_table(summary: dict[str, Any], markdown: bool = False) -> str:
         rows.append((name, str(d["n"]), str(d["positives"]), str(d["negatives"]), _fmt(d["precision"]),
                      _fmt(d["recall"]), _fmt(d["fpr"]), _fmt(d["f1"]), _fmt(d["recall_at_fpr_1pct"]),
                      _fmt(d["recall_at_fpr_2pct"])))
+    if markdown:
+        lines = ["| " + " | ".join(cols) + " |", "| --- | " + " | ".join("---:" for _ in cols[1:]) + " |"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join([fmt.format(*cols), *(fmt.format(*r) for r in rows)])
+
+
+def _fmt_ci(point: float | None, ci: list[float] | None) -> str:
+    if point is None or ci is None:
+        return "-"
+    return f"{point:.3f} ({ci[0]:.3f}–{ci[1]:.3f})"
+
+
+def render_intervals(summary: dict[str, Any], markdown: bool = False) -> str:
+    """Each data set's recall, FPR and recall at FPR <= 1%/2% with its 95% bootstrap interval."""
+    cols = ("data set", "recall (95% CI)", "FPR (95% CI)", "R@FPR≤1% (95% CI)", "R@FPR≤2% (95% CI)")
+    rows = []
+    for name, d in summary["datasets"].items():
+        ci = d.get("intervals_95")
+        if ci is None:
+            continue
+        rows.append((name, _fmt_ci(d["recall"], ci["recall"]), _fmt_ci(d["fpr"], ci["fpr"]),
+                     _fmt_ci(d["recall_at_fpr_1pct"], ci["recall_at_fpr_1pct"]),
+                     _fmt_ci(d["recall_at_fpr_2pct"], ci["recall_at_fpr_2pct"])))
     if markdown:
         lines = ["| " + " | ".join(cols) + " |", "| --- | " + " | ".join("---:" for _ in cols[1:]) + " |"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolbound._bench import render_table, run as run_bench, shared_datasets
+    from toolbound._bench import render_intervals, render_table, run as run_bench, shared_datasets
 
     corpus = None if args.no_corpus else Path(args.corpus)
     if corpus is not None and not corpus.is_file():
@@ -68,5 +68,8 @@ def run(args: argparse.Namespace) -> int:
     m = summary["model"]
     print(f"scorer: {m['scorer']}; threshold {m['threshold']}")
     print(render_table(summary))
+    print()
+    print("95% bootstrap intervals (records resampled within each class, 1,000 times):")
+    print(render_intervals(summary))
     print(f"results: {Path(args.out) / 'quality.json'} and quality_<name>.json per data set")
     return 0
