@@ -103,6 +103,9 @@ def model_card() -> str:
         f"{', '.join(m['doc']['names'])}"
         + (f"; a rule score of {m['doc']['rule_floor']} or more flags on its own." if m['doc'].get('rule_floor')
            is not None else "."),
+        *([f"- document bag of words: a logistic regression over the distinct tokens of the whole document "
+           f"(the first {m['doc_bow']['max_tokens']:,}), in a second block of 2^{m['hash_bits']} weights; its logit "
+           "is one input of the document combiner."] if m.get("doc_bow") else []),
         f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "
         f"`{m['weights_sha256'][:16]}…`), read with the standard library only.",
         f"- trained on the corpus **{tr['split']}** split"

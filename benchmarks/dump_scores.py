@@ -4,6 +4,7 @@ Run from the repository root, with the toolbound to measure on ``PYTHONPATH`` (t
 ``src``, or an older commit's checked out with ``git worktree add``)::
 
     PYTHONPATH=src python benchmarks/dump_scores.py --split dev --out /tmp/new_dev.jsonl
+    PYTHONPATH=src python benchmarks/dump_scores.py --split dev --model /tmp/candidate --out /tmp/cand_dev.jsonl
     git worktree add /tmp/old <commit>
     PYTHONPATH=/tmp/old/src python benchmarks/dump_scores.py --split dev --out /tmp/old_dev.jsonl
     python benchmarks/paired_bootstrap.py /tmp/old_dev.jsonl /tmp/new_dev.jsonl
@@ -28,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default="corpus/corpus.jsonl", help="labelled JSONL (default: the corpus)")
     ap.add_argument("--split", default=None, help="only records of this split (dev, test, train)")
     ap.add_argument("--out", required=True, help="where the scores go (JSONL)")
+    ap.add_argument("--model", default=None, metavar="DIR",
+                    help="score with the model.bin/model.json in DIR (a training candidate) instead of the "
+                         "shipped one")
     args = ap.parse_args(argv)
 
     import toolbound
@@ -43,10 +47,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     src = Path(toolbound.__file__).resolve().parent
     weights = src / "_detect" / "model.bin"
+    if args.model is not None:
+        from toolbound._detect import model as M
+
+        try:
+            M._MODEL = M.Model.load(args.model)
+        except M.ModelError as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
+        weights = Path(args.model) / M.WEIGHTS_FILE
     sha = hashlib.sha256(weights.read_bytes()).hexdigest() if weights.exists() else None
     scored = score_records(recs, excerpts=False)
     with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps({"toolbound": str(src), "weights_sha256": sha, "data": str(data),
+        fh.write(json.dumps({"toolbound": str(src), "model": args.model, "weights_sha256": sha, "data": str(data),
                              "split": args.split, "n": len(scored)}) + "\n")
         for s in scored:
             fh.write(json.dumps({"id": s.id, "label": s.label, "score": s.score}) + "\n")

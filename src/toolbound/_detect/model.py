@@ -24,7 +24,10 @@ Pipeline for one text (:meth:`Model.score`):
    name, account), register shift (the passage says "you" and the rest of the document does not),
    quoting, discussion words nearby, and the engine's rule hits by family inside the passage.
 3. **Document score.** A small logistic regression over the best two passage logits, the number
-   of positive passages and the document's discussion / test-spec word counts. Its bias is shifted
+   of positive passages, the document's discussion / test-spec word counts and a bag-of-words
+   logit of the whole document (its distinct tokens, the first 4,000, hashed into a second weight
+   block; :meth:`Model.bow_logit`), which sees what no single passage shows: the register of the
+   whole carrier. Its bias is shifted
    so that the threshold chosen on the dev split maps to 0.5; a rule score at or above the dev-chosen
    *rule floor* flags the text on its own (``model.json``: ``doc.rule_floor``).
 
@@ -56,7 +59,8 @@ from toolbound._types import Finding
 from toolbound._detect.engine import _trie_regex as _trie  # one trie builder for literals
 
 __all__ = [
-    "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages", "extract",
+    "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
+    "doc_bow_ids", "doc_bow_tokens", "extract",
     "dense_features", "doc_features", "get_model", "model_scorer", "ngram_ids", "passage_tokens", "token_ids",
     "weights_present",
 ]
@@ -903,16 +907,22 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
 
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
                                   "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
-                                  "rule_action", "doc_discuss", "doc_meta")
-DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta")
+                                  "rule_action", "doc_discuss", "doc_meta", "bow_logit")
+DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta",
+                              "bow_logit")
 """The document features the combiner uses. Rule evidence enters through the passages (rule hits by
 family are passage features): on the dev split, document-level rule features made the combiner
-trust rules that fire on hard negatives (quoted attacks in test specs), and lost recall at low FPR."""
+trust rules that fire on hard negatives (quoted attacks in test specs), and lost recall at low FPR.
+``bow_logit`` (a bag-of-words logistic regression over the whole document, round 16 of
+``benchmarks/model_selection.md``) lifted the dev criterion from 0.676 to 0.762."""
 
 
 def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Finding],
-                 doc_counts: dict[str, Any], names: Sequence[str] | None = None) -> list[float]:
-    """Document-level features for the combiner (:data:`DOC_NAMES`, or ``names`` from DOC_ALL_NAMES)."""
+                 doc_counts: dict[str, Any], names: Sequence[str] | None = None, bow: float = 0.0) -> list[float]:
+    """Document-level features for the combiner (:data:`DOC_NAMES`, or ``names`` from DOC_ALL_NAMES).
+
+    ``bow``: the document bag-of-words logit (:func:`doc_bow_ids`), used when ``bow_logit`` is named.
+    """
     m1 = m2 = NO_PASSAGE_LOGIT
     npos = 0
     for x in logits:
@@ -940,6 +950,7 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "rule_action": actn,
         "doc_discuss": min(doc_counts.get("discuss", 0), 6) / 6.0,
         "doc_meta": min(doc_counts.get("meta", 0), 6) / 6.0,
+        "bow_logit": max(-10.0, min(10.0, bow)) / 5.0,
     }
     return [full[n] for n in (DOC_NAMES if names is None else names)]
 
@@ -997,6 +1008,45 @@ def context_ids(doc_counts: dict[str, Any]) -> list[int]:
     return [_h("d\x01" + w) & (HASH_SIZE - 1) for w in doc_counts.get("ctxw", ())]
 
 
+BOW_MAX_TOKENS = 4000
+"""Tokens of a document read by the bag-of-words part (the first ones; the rest is ignored)."""
+
+
+# ASCII text: the tokens of _ASCII_TOKEN_RE (runs of [a-z0-9], runs of characters that are neither
+# word characters nor whitespace) found with two str.translate + split passes, about twice as fast as
+# the regex; tests/test_model.py checks that they give the same tokens.
+_BOW_ALNUM = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.islower() or c.isdigit())})
+_BOW_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if c.isalnum() or c == "_" or c.isspace()})
+
+
+def _bow_raw_tokens(text: str) -> list[str]:
+    """The document's first :data:`BOW_MAX_TOKENS` tokens, in no particular order (only the set of
+    them counts)."""
+    if text.isascii():
+        low = text.lower()
+        words = low.translate(_BOW_ALNUM).split()
+        puncts = low.translate(_BOW_PUNCT).split()
+        if len(words) + len(puncts) <= BOW_MAX_TOKENS:
+            return words + puncts
+        toks = _ASCII_TOKEN_RE.findall(low)  # more than the cap: the first ones, in text order
+    else:
+        toks = _TOKEN_RE.findall(_fold_low(text))
+    del toks[BOW_MAX_TOKENS:]
+    return toks
+
+
+def doc_bow_tokens(text: str) -> list[str]:
+    """The distinct normalised tokens of the document's first :data:`BOW_MAX_TOKENS` tokens, sorted."""
+    return sorted({norm_token(t) for t in _bow_raw_tokens(text)})
+
+
+def doc_bow_ids(text: str) -> tuple[list[int], float]:
+    """Hashed indices (into the second weight block) of the document's distinct tokens, and their
+    scale ``1/sqrt(count + 1)``: the bag-of-words part of the document combiner (``bow_logit``)."""
+    toks = doc_bow_tokens(text)
+    return [_h("b\x01" + t) & (HASH_SIZE - 1) for t in toks], 1.0 / math.sqrt(len(toks) + 1)
+
+
 def extract(text: str, findings: Sequence[Finding] = ()) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
     spans, counts = candidate_passages(text, findings)
@@ -1051,8 +1101,12 @@ class Model:
         if meta.get("feature_version") != FEATURE_VERSION:
             raise ModelError(f"model.json has feature_version {meta.get('feature_version')!r}; this code "
                              f"extracts version {FEATURE_VERSION}: retrain with python -m toolbound._detect.train")
-        if meta.get("hash_bits") != HASH_BITS or len(weights) != HASH_SIZE:
+        self.has_bow = "bow_logit" in meta["doc"]["names"]
+        blocks = 2 if self.has_bow else 1  # the bag-of-words weights follow the passage weights
+        if meta.get("hash_bits") != HASH_BITS or len(weights) != blocks * HASH_SIZE:
             raise ModelError("model.bin does not have the hash size model.json declares")
+        if self.has_bow and "doc_bow" not in meta:
+            raise ModelError("model.json names bow_logit but has no doc_bow section: retrain")
         if list(meta["passage"]["dense_names"]) != list(DENSE_NAMES) or not set(meta["doc"]["names"]) <= set(
                 DOC_ALL_NAMES) or len(meta["doc"]["names"]) != len(meta["doc"]["weights"]):
             raise ModelError("model.json's feature names do not match this code: retrain")
@@ -1070,6 +1124,8 @@ class Model:
         self._cache: dict[str, tuple[float, int, bool, int, bool, tuple[int, ...]]] = {}
         # scores of short texts without findings (status values, names, labels repeat a lot)
         self._short: dict[str, float] = {}
+        self.bow_bias = float(meta["doc_bow"]["bias"]) if self.has_bow else 0.0
+        self._bow: dict[str, tuple[str, float]] = {}  # raw token -> (normalised, bag-of-words weight)
         self._lock = threading.Lock()
 
     @classmethod
@@ -1187,8 +1243,33 @@ class Model:
             z = self.passage_logit(text, s, e, findings, counts, context)
             if z is not None:
                 logits.append(z)
-        f = doc_features(logits, rule, findings, counts, self.doc_names)
+        f = doc_features(logits, rule, findings, counts, self.doc_names,
+                         self.bow_logit(text) if self.has_bow else 0.0)
         return self.doc_b + sum(x * w for x, w in zip(f, self.doc_w))
+
+    def bow_logit(self, text: str) -> float:
+        """The bag-of-words logit of the whole document: the same distinct normalised tokens as
+        :func:`doc_bow_tokens` (a test checks it), each raw token's normalised form and weight
+        looked up once per process, summed exactly (``math.fsum``: the order does not matter)."""
+        cache = self._bow
+        seen: dict[str, float] = {}
+        for t in set(_bow_raw_tokens(text)):
+            c = cache.get(t)
+            if c is None:
+                c = self._bow_entry(t)
+            seen[c[0]] = c[1]
+        return self.bow_bias + math.fsum(seen.values()) / math.sqrt(len(seen) + 1)
+
+    def _bow_entry(self, tok: str) -> tuple[str, float]:
+        """``(normalised token, its bag-of-words weight)`` of a raw token, cached."""
+        n = norm_token(tok)
+        entry = (n, self.w[HASH_SIZE + (_h("b\x01" + n) & (HASH_SIZE - 1))])
+        c = self._bow
+        if len(c) >= TOKEN_CACHE_LIMIT:
+            with self._lock:
+                c.clear()
+        c[tok] = entry
+        return entry
 
     def score(self, text: str, findings: Sequence[Finding], rule: float | None = None) -> float:
         """The document score in [0, 1]; 0.5 is the threshold chosen on the dev split."""

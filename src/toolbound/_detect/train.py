@@ -70,6 +70,12 @@ before each comparison:
   On that dev the shipped model 0.665. Round 15 (found reading the code): the cue lexicon's 80
   multi-word entries ("if you are", "do not tell", "from now on" ...) had never been matched;
   **matching them (feature version 3) 0.676 (0.561 / 0.690 / 0.776), shipped**.
+- session 8: a paired bootstrap (``benchmarks/paired_bootstrap.py``) showed neither session-7
+  adoption distinguishable from noise on today's dev; from round 16 a candidate ships only when the
+  lower end of the 90% paired interval of its criterion difference is above 0. Round 16: a
+  document-level bag-of-words logistic regression (:func:`fit_bow`; its out-of-fold logit one more
+  input of the combiner) **0.762 (0.681 / 0.774 / 0.833) against 0.676, interval +0.033 to +0.136,
+  shipped**, at about 5% of detect() throughput.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -81,10 +87,13 @@ Steps:
    later round keeps, per positive document, its top-scoring passage (and any other passage the
    model already calls positive). Every passage of a benign document is a negative. Logistic
    regression, full-batch Adam, L2, classes balanced.
-3. Document combiner: a logistic regression over :data:`~toolbound._detect.model.DOC_NAMES`,
-   fitted on out-of-fold passage scores (the passage model retrained without the fold's groups), so
-   it learns how far to trust passage scores on unseen documents.
-4. Operating point, on the dev split: the model threshold, and optionally a *rule floor* (a rule
+3. Document bag of words: a logistic regression of the document label on the document's distinct
+   hashed tokens (:class:`BowMatrix`, classes balanced, its own block of weights after the passage
+   weights in ``model.bin``).
+4. Document combiner: a logistic regression over :data:`~toolbound._detect.model.DOC_NAMES`,
+   fitted on out-of-fold passage scores and bag-of-words logits (both models retrained without the
+   fold's groups), so it learns how far to trust them on unseen documents.
+5. Operating point, on the dev split: the model threshold, and optionally a *rule floor* (a rule
    score at or above it flags the text whatever the model says), with the highest recall at a
    false-positive rate of at most :data:`TARGET_FPR`. The combiner's bias is shifted so that the
    threshold is 0.5; the floor maps rule score ``floor`` to 0.5 as well.
@@ -137,7 +146,7 @@ def _np() -> Any:
 class Doc:
     """One corpus record with its findings, rule score and candidate passages."""
 
-    __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text")
+    __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text", "bow")
 
     def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any) -> None:
         self.id = rec["id"]
@@ -149,6 +158,7 @@ class Doc:
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
         self.rows, self.counts = M.extract(self.text, self.findings)
+        self.bow = M.doc_bow_ids(self.text) if "bow_logit" in M.DOC_NAMES else ([], 1.0)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -320,13 +330,81 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
 
 
 # -------------------------------------------------------------------------------------------------
+# Document bag of words (only when DOC_NAMES holds "bow_logit")
+# -------------------------------------------------------------------------------------------------
+
+L2_BOW = 5e-5
+
+
+class BowMatrix:
+    """Each document's distinct hashed tokens (:func:`~toolbound._detect.model.doc_bow_ids`)."""
+
+    def __init__(self, docs: Sequence[Doc]) -> None:
+        np = _np()
+        idx: list[int] = []
+        row: list[int] = []
+        scale: list[float] = []
+        for i, d in enumerate(docs):
+            ids, sc = d.bow
+            idx.extend(ids)
+            row.extend([i] * len(ids))
+            scale.append(sc)
+        self.n = len(docs)
+        self.indices = np.asarray(idx, dtype=np.int64)
+        self.row_of = np.asarray(row, dtype=np.int64)
+        self.scale = np.asarray(scale, dtype=np.float64)
+
+    def logits(self, w: Any, b: float) -> Any:
+        np = _np()
+        return b + self.scale * np.bincount(self.row_of, weights=w[self.indices], minlength=self.n)
+
+
+def fit_bow(docs: Sequence[Doc]) -> tuple[Any, float]:
+    """Logistic regression of the document label on its bag of words, classes balanced, full-batch
+    Adam (deterministic), weights rounded to float32 as shipped."""
+    np = _np()
+    X = BowMatrix(docs)
+    y = np.asarray([d.label for d in docs], dtype=np.float64)
+    pos = max(float(y.sum()), 1.0)
+    neg = max(float(len(y) - y.sum()), 1.0)
+    sw = np.where(y > 0, 1.0 / pos, 1.0 / neg)
+    sw = sw / sw.sum()
+    D = M.HASH_SIZE
+    w = np.zeros(D)
+    b = 0.0
+    mw, vw = np.zeros(D), np.zeros(D)
+    mb = vb = 0.0
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    for t in range(1, ITERS + 1):
+        z = X.logits(w, b)
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -35, 35)))
+        g = (p - y) * sw
+        gw = np.bincount(X.indices, weights=(g * X.scale)[X.row_of], minlength=D) + L2_BOW * w
+        gb = float(g.sum())
+        lr = LEARNING_RATE * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        mw = b1 * mw + (1 - b1) * gw
+        vw = b2 * vw + (1 - b2) * gw * gw
+        w -= lr * mw / (np.sqrt(vw) + eps)
+        mb = b1 * mb + (1 - b1) * gb
+        vb = b2 * vb + (1 - b2) * gb * gb
+        b -= lr * mb / (math.sqrt(vb) + eps)
+    return w.astype(np.float32).astype(np.float64), float(np.float32(b))
+
+
+def bow_logits(docs: Sequence[Doc], w: Any, b: float) -> list[float]:
+    return [float(x) for x in BowMatrix(docs).logits(w, b)]
+
+
+# -------------------------------------------------------------------------------------------------
 # Document combiner
 # -------------------------------------------------------------------------------------------------
 
-def doc_matrix(docs: Sequence[Doc], passage_logits: Sequence[Sequence[float]]) -> Any:
+def doc_matrix(docs: Sequence[Doc], passage_logits: Sequence[Sequence[float]],
+               bow: Sequence[float] | None = None) -> Any:
     np = _np()
-    return np.asarray([M.doc_features(lg, d.rule, d.findings, d.counts, M.DOC_NAMES)
-                       for d, lg in zip(docs, passage_logits)],
+    bow = bow if bow is not None else [0.0] * len(docs)
+    return np.asarray([M.doc_features(lg, d.rule, d.findings, d.counts, M.DOC_NAMES, bw)
+                       for d, lg, bw in zip(docs, passage_logits, bow)],
                       dtype=np.float64).reshape(len(docs), len(M.DOC_NAMES))
 
 
@@ -449,6 +527,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
 
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
     oof: list[list[float]] = [[] for _ in train_docs]
+    use_bow = "bow_logit" in M.DOC_NAMES
+    oof_bow: list[float] = [0.0] * len(train_docs)
     folds = [_fold_of(d.group) for d in train_docs]
     for k in range(FOLDS):
         fit_docs = [d for d, f in zip(train_docs, folds) if f != k]
@@ -460,12 +540,25 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         Xh = PassageMatrix(held_docs)
         for i, lg in zip(held, _doc_logits_np(held_docs, Xh, w, wd, b)):
             oof[i] = lg
+        if use_bow:
+            bw, bb = fit_bow(fit_docs)
+            for i, z in zip(held, bow_logits(held_docs, bw, bb)):
+                oof_bow[i] = z
         log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}")
     y_train = np.asarray([d.label for d in train_docs], dtype=np.float64)
-    doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof), y_train)
+    doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof, oof_bow), y_train)
 
     log("passage model on the whole train split")
     w, wd, b = fit_passages(train_docs, log=log)
+    bow_meta = None
+    if use_bow:
+        log("document bag of words on the whole train split")
+        bw, bb = fit_bow(train_docs)
+        w = np.concatenate([w, bw])
+        bow_meta = {"bias": bb, "max_tokens": M.BOW_MAX_TOKENS, "l2": L2_BOW,
+                    "features": "distinct word tokens of the folded, lower-cased document (CRC-32 of "
+                                "'b' + token, modulo 2**hash_bits), scaled by 1/sqrt(count + 1); "
+                                "weights after the passage weights in the same file"}
 
     weights = array("f", w.astype(np.float32).tolist())
     if sys.byteorder != "little":  # pragma: no cover
@@ -504,6 +597,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     }
     if PASSAGE_NEG_EXCLUDE:
         meta["training"]["passage_negatives_exclude"] = list(PASSAGE_NEG_EXCLUDE)
+    if bow_meta is not None:
+        meta["doc_bow"] = bow_meta
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
     # model that ships.
     model = M.Model(weights, meta)
