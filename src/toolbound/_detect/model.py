@@ -60,7 +60,7 @@ from toolbound._detect.engine import _trie_regex as _trie  # one trie builder fo
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
-    "doc_bow_ids", "doc_bow_tokens", "extract",
+    "bow_text", "doc_bow_ids", "doc_bow_tokens", "extract",
     "dense_features", "doc_features", "get_model", "model_scorer", "ngram_ids", "passage_tokens", "token_ids",
     "weights_present",
 ]
@@ -1035,15 +1035,22 @@ def _bow_raw_tokens(text: str) -> list[str]:
     return toks
 
 
-def doc_bow_tokens(text: str) -> list[str]:
-    """The distinct normalised tokens of the document's first :data:`BOW_MAX_TOKENS` tokens, sorted."""
-    return sorted({norm_token(t) for t in _bow_raw_tokens(text)})
+def bow_text(text: str, spans: Sequence[tuple[int, int]] | None) -> str:
+    """What the bag of words reads: the whole document, or (scope ``passages``) its candidate
+    passages joined by newlines."""
+    return text if spans is None else "\n".join(text[s:e] for s, e in spans)
 
 
-def doc_bow_ids(text: str) -> tuple[list[int], float]:
-    """Hashed indices (into the second weight block) of the document's distinct tokens, and their
-    scale ``1/sqrt(count + 1)``: the bag-of-words part of the document combiner (``bow_logit``)."""
-    toks = doc_bow_tokens(text)
+def doc_bow_tokens(text: str, spans: Sequence[tuple[int, int]] | None = None) -> list[str]:
+    """The distinct normalised tokens of the first :data:`BOW_MAX_TOKENS` tokens of
+    :func:`bow_text`, sorted."""
+    return sorted({norm_token(t) for t in _bow_raw_tokens(bow_text(text, spans))})
+
+
+def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None) -> tuple[list[int], float]:
+    """Hashed indices (into the second weight block) of the distinct tokens of :func:`bow_text`, and
+    their scale ``1/sqrt(count + 1)``: the bag-of-words part of the document combiner (``bow_logit``)."""
+    toks = doc_bow_tokens(text, spans)
     return [_h("b\x01" + t) & (HASH_SIZE - 1) for t in toks], 1.0 / math.sqrt(len(toks) + 1)
 
 
@@ -1125,6 +1132,9 @@ class Model:
         # scores of short texts without findings (status values, names, labels repeat a lot)
         self._short: dict[str, float] = {}
         self.bow_bias = float(meta["doc_bow"]["bias"]) if self.has_bow else 0.0
+        self.bow_scope = meta["doc_bow"].get("scope", "document") if self.has_bow else "document"
+        if self.bow_scope not in ("document", "passages"):
+            raise ModelError(f"model.json's doc_bow scope {self.bow_scope!r} is unknown: retrain")
         self._bow: dict[str, tuple[str, float]] = {}  # raw token -> (normalised, bag-of-words weight)
         self._lock = threading.Lock()
 
@@ -1243,8 +1253,10 @@ class Model:
             z = self.passage_logit(text, s, e, findings, counts, context)
             if z is not None:
                 logits.append(z)
-        f = doc_features(logits, rule, findings, counts, self.doc_names,
-                         self.bow_logit(text) if self.has_bow else 0.0)
+        bow = 0.0
+        if self.has_bow:
+            bow = self.bow_logit(text if self.bow_scope == "document" else bow_text(text, spans))
+        f = doc_features(logits, rule, findings, counts, self.doc_names, bow)
         return self.doc_b + sum(x * w for x, w in zip(f, self.doc_w))
 
     def bow_logit(self, text: str) -> float:

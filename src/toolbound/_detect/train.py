@@ -158,7 +158,10 @@ class Doc:
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
         self.rows, self.counts = M.extract(self.text, self.findings)
-        self.bow = M.doc_bow_ids(self.text) if "bow_logit" in M.DOC_NAMES else ([], 1.0)
+        self.bow = ([], 1.0)
+        if "bow_logit" in M.DOC_NAMES:
+            spans = None if BOW_SCOPE == "document" else [(r.start, r.end) for r in self.rows]
+            self.bow = M.doc_bow_ids(self.text, spans)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -334,6 +337,8 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
 # -------------------------------------------------------------------------------------------------
 
 L2_BOW = 5e-5
+BOW_SCOPE = "document"
+"""What the bag of words reads: the whole ``document`` (shipped), or only its candidate ``passages``."""
 
 
 class BowMatrix:
@@ -555,7 +560,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         log("document bag of words on the whole train split")
         bw, bb = fit_bow(train_docs)
         w = np.concatenate([w, bw])
-        bow_meta = {"bias": bb, "max_tokens": M.BOW_MAX_TOKENS, "l2": L2_BOW,
+        bow_meta = {"bias": bb, "max_tokens": M.BOW_MAX_TOKENS, "l2": L2_BOW, "scope": BOW_SCOPE,
                     "features": "distinct word tokens of the folded, lower-cased document (CRC-32 of "
                                 "'b' + token, modulo 2**hash_bits), scaled by 1/sqrt(count + 1); "
                                 "weights after the passage weights in the same file"}
