@@ -162,6 +162,9 @@ class Scanner:
             self._firsts[i] = tuple(x[1] for x in per)
             self._scripts[i] = tuple(x[2] for x in per)
             self._minw[i] = tuple(x[3] for x in per)
+        # The fewest characters any match of a rule spans: a shorter text (a status, a name, an id)
+        # skips the rule before its windows are built (_find would find nothing in any of them).
+        self._rule_minw: dict[int, int] = {i: min(self._minw[i], default=0) for i in self._pattern_rules}
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
@@ -376,7 +379,10 @@ class Scanner:
         out: dict[int, list[tuple[int, int]]] = {}
         timeouts: list[tuple[int, int, Rule]] = []
         leet_found: list[tuple[int, int, int]] = []
+        rule_minw = self._rule_minw
         for ri, spans in hits.items():
+            if n < rule_minw[ri]:
+                continue  # the text is shorter than any match of this rule
             rule = self.rules[ri]
             rpos: list[int] | None = None
             if rule.requires:
