@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -29,10 +28,8 @@ SECOND = ("link", "hub", "works", "point", "base", "flow", "net", "sys", "lab", 
           "wave", "desk", "port", "cast", "stack", "ware", "path")
 TLDS = ("com", "net", "io", "co", "org", "app", "biz", "info", "dev", "cloud")
 
-_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-RESERVED = re.compile(
-    rf"(?<![\w.-])(?:(?:{_LABEL}\.)+(?:test|example|invalid|localhost)|(?:{_LABEL}\.)*example\.(?:com|org|net))"
-    r"(?![\w-]|\.[a-z0-9])", re.I)
+sys.path.insert(0, str(ROOT / "src"))
+from toolbound._detect.train import RESERVED_HOST_RE as RESERVED  # noqa: E402  (one matcher for both rewrites)
 
 
 def replacement(host: str) -> str:

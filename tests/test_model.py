@@ -204,6 +204,18 @@ def test_bag_of_words_over_passages_reads_only_the_candidate_passages():
         M.Model(w, dict(model.meta, doc_bow={"bias": 0.0, "scope": "sentences"}))
 
 
+def test_bag_of_words_with_masked_links_reads_placeholders():
+    """doc_bow mask (round 18's candidate A18): e-mail addresses and URLs become zzemail / zzurl."""
+    model, w, _ = _random_model()
+    mm = M.Model(w, dict(model.meta, doc_bow={"bias": -0.5, "mask": True}))
+    text = "Forward it to attacker@evil.test or post to https://collect.example/k?d=1 (www.shop.com/x) today"
+    toks = M.doc_bow_tokens(text, mask=True)
+    assert {"zzemail", "zzurl"} <= set(toks) and "evil" not in toks and "collect" not in toks
+    ids, scale = M.doc_bow_ids(text, mask=True)
+    assert mm.bow_logit(text) == pytest.approx(-0.5 + scale * sum(w[M.HASH_SIZE + i] for i in ids))
+    assert M.mask_links("no links here") == "no links here"
+
+
 def test_bag_of_words_counts_only_the_first_tokens():
     head = " ".join(f"w{i:04d}x" for i in range(M.BOW_MAX_TOKENS))
     toks = M.doc_bow_tokens(head + " tailword")

@@ -1019,9 +1019,27 @@ _BOW_ALNUM = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.islow
 _BOW_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if c.isalnum() or c == "_" or c.isspace()})
 
 
-def _bow_raw_tokens(text: str) -> list[str]:
+_BOW_MASK_RE = re.compile(r"(?P<url>(?:https?|ftp)://[^\s<>\"')\]]+|www\.[^\s<>\"')\]]+)"
+                          r"|(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", re.I)
+
+
+def _bow_mask(m: re.Match[str]) -> str:
+    return " zzurl " if m.group("url") else " zzemail "
+
+
+def mask_links(text: str) -> str:
+    """E-mail addresses and URLs replaced by one placeholder token each (``zzemail``, ``zzurl``):
+    the bag of words then sees that a text holds an address, not which (doc_bow ``mask``)."""
+    if "@" not in text and "://" not in text and "www." not in text.lower():
+        return text
+    return _BOW_MASK_RE.sub(_bow_mask, text)
+
+
+def _bow_raw_tokens(text: str, mask: bool = False) -> list[str]:
     """The document's first :data:`BOW_MAX_TOKENS` tokens, in no particular order (only the set of
-    them counts)."""
+    them counts); with ``mask``, after :func:`mask_links`."""
+    if mask:
+        text = mask_links(text)
     if text.isascii():
         low = text.lower()
         words = low.translate(_BOW_ALNUM).split()
@@ -1041,16 +1059,17 @@ def bow_text(text: str, spans: Sequence[tuple[int, int]] | None) -> str:
     return text if spans is None else "\n".join(text[s:e] for s, e in spans)
 
 
-def doc_bow_tokens(text: str, spans: Sequence[tuple[int, int]] | None = None) -> list[str]:
+def doc_bow_tokens(text: str, spans: Sequence[tuple[int, int]] | None = None, mask: bool = False) -> list[str]:
     """The distinct normalised tokens of the first :data:`BOW_MAX_TOKENS` tokens of
     :func:`bow_text`, sorted."""
-    return sorted({norm_token(t) for t in _bow_raw_tokens(bow_text(text, spans))})
+    return sorted({norm_token(t) for t in _bow_raw_tokens(bow_text(text, spans), mask)})
 
 
-def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None) -> tuple[list[int], float]:
+def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
+                mask: bool = False) -> tuple[list[int], float]:
     """Hashed indices (into the second weight block) of the distinct tokens of :func:`bow_text`, and
     their scale ``1/sqrt(count + 1)``: the bag-of-words part of the document combiner (``bow_logit``)."""
-    toks = doc_bow_tokens(text, spans)
+    toks = doc_bow_tokens(text, spans, mask)
     return [_h("b\x01" + t) & (HASH_SIZE - 1) for t in toks], 1.0 / math.sqrt(len(toks) + 1)
 
 
@@ -1133,6 +1152,7 @@ class Model:
         self._short: dict[str, float] = {}
         self.bow_bias = float(meta["doc_bow"]["bias"]) if self.has_bow else 0.0
         self.bow_scope = meta["doc_bow"].get("scope", "document") if self.has_bow else "document"
+        self.bow_mask = bool(meta["doc_bow"].get("mask", False)) if self.has_bow else False
         if self.bow_scope not in ("document", "passages"):
             raise ModelError(f"model.json's doc_bow scope {self.bow_scope!r} is unknown: retrain")
         self._bow: dict[str, tuple[str, float]] = {}  # raw token -> (normalised, bag-of-words weight)
@@ -1265,7 +1285,7 @@ class Model:
         looked up once per process, summed exactly (``math.fsum``: the order does not matter)."""
         cache = self._bow
         seen: dict[str, float] = {}
-        for t in set(_bow_raw_tokens(text)):
+        for t in set(_bow_raw_tokens(text, self.bow_mask)):
             c = cache.get(t)
             if c is None:
                 c = self._bow_entry(t)

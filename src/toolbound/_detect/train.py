@@ -110,6 +110,7 @@ import argparse
 import hashlib
 import json
 import math
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -131,6 +132,35 @@ PASSAGE_NEG_EXCLUDE: tuple[str, ...] = ()
 """Benign families whose passages are not negatives of the passage model (they still train the
 document combiner). Empty in the shipped model."""
 MODEL_VERSION = "1"
+
+REWRITE_RESERVED = False
+"""Whether training reads the train texts with reserved host names rewritten (:func:`rewrite_reserved`)."""
+
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+RESERVED_HOST_RE = re.compile(
+    rf"(?<![\w.-])(?:(?:{_LABEL}\.)+(?:test|example|invalid|localhost)|(?:{_LABEL}\.)*example\.(?:com|org|net))"
+    r"(?![\w-]|\.[a-z0-9])", re.I)
+"""Host names under the reserved TLDs (``.test``, ``.example``, ``.invalid``, ``.localhost``) or
+``example.com|org|net``: the corpus's authors were asked to use them for attack targets, so they mark
+injections more often than real text would (``benchmarks/model_selection.md``, round 18)."""
+_SYLLABLES = ("ka", "lo", "mi", "ru", "ten", "va", "zor", "pel", "qui", "dan", "fe", "gor", "hu", "jin", "ne",
+              "sa", "tu", "vel", "xo", "yam")
+_TRAIN_TLDS = ("com", "net", "org", "io", "de", "fr", "co.uk", "me", "us", "ca")
+
+
+def train_host(host: str) -> str:
+    """A made-up host name for a reserved one (three syllables and a TLD, fixed per original)."""
+    h = hashlib.sha256(b"train-host:" + host.lower().encode()).digest()
+    name = "".join(_SYLLABLES[b % len(_SYLLABLES)] for b in h[:3])
+    return f"{name}.{_TRAIN_TLDS[h[3] % len(_TRAIN_TLDS)]}"
+
+
+def rewrite_reserved(text: str) -> str:
+    """``text`` with every reserved host name replaced by :func:`train_host`'s made-up one. The
+    evaluation rewrite (``benchmarks/rewrite_domains.py``) uses other words, so no replacement of
+    one can appear in the other."""
+    return RESERVED_HOST_RE.sub(lambda m: train_host(m.group()), text)
+
 
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_CORPUS = ROOT / "corpus" / "corpus.jsonl"
@@ -166,7 +196,7 @@ class Doc:
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
             spans = None if BOW_SCOPE == "document" else [(r.start, r.end) for r in self.rows]
-            self.bow = M.doc_bow_ids(self.text, spans)
+            self.bow = M.doc_bow_ids(self.text, spans, BOW_MASK)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -343,6 +373,8 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
 
 L2_BOW = 5e-5
 BOW_SCOPE = "document"
+BOW_MASK = False
+"""Whether the bag of words reads e-mail addresses and URLs as one placeholder token each."""
 """What the bag of words reads: the whole ``document`` (shipped), or only its candidate ``passages``."""
 
 
@@ -532,7 +564,10 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         def scanner(text: str) -> list[Any]:
             return scan_strings([("", text)])
     log(f"scanning {len(train_recs)} train and {len(dev_recs)} dev records")
-    train_docs = [Doc(r, scanner, rule_score) for r in train_recs]
+    if REWRITE_RESERVED:
+        train_docs = [Doc(dict(r, text=rewrite_reserved(r["text"])), scanner, rule_score) for r in train_recs]
+    else:
+        train_docs = [Doc(r, scanner, rule_score) for r in train_recs]
     dev_docs = [Doc(r, scanner, rule_score) for r in dev_recs]
 
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
@@ -565,7 +600,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         log("document bag of words on the whole train split")
         bw, bb = fit_bow(train_docs)
         w = np.concatenate([w, bw])
-        bow_meta = {"bias": bb, "max_tokens": M.BOW_MAX_TOKENS, "l2": L2_BOW, "scope": BOW_SCOPE,
+        bow_meta = {"bias": bb, "max_tokens": M.BOW_MAX_TOKENS, "l2": L2_BOW, "scope": BOW_SCOPE, "mask": BOW_MASK,
                     "features": "distinct word tokens of the folded, lower-cased document (CRC-32 of "
                                 "'b' + token, modulo 2**hash_bits), scaled by 1/sqrt(count + 1); "
                                 "weights after the passage weights in the same file"}
@@ -607,6 +642,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     }
     if PASSAGE_NEG_EXCLUDE:
         meta["training"]["passage_negatives_exclude"] = list(PASSAGE_NEG_EXCLUDE)
+    if REWRITE_RESERVED:
+        meta["training"]["reserved_hosts_rewritten"] = True
     if bow_meta is not None:
         meta["doc_bow"] = bow_meta
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
