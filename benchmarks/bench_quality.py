@@ -32,13 +32,21 @@ def _ci(x: list[float] | None) -> str:
     return "–" if x is None else f"{x[0]:.2f}–{x[1]:.2f}"
 
 
-def quality_summary() -> str:
-    """One row per data set: precision, recall, FPR, F1 at the shipped threshold, recall at FPR <= 1%/2%."""
-    s = _load("quality")
-    if s is None:
-        return "_No results yet: run `toolbound bench --data shared`._"
+NO_RESULTS = "_No results yet: run `toolbound bench --data shared`._"
+
+
+def _summary() -> dict | None:
+    """``quality.json`` (None before the first run), with ``src`` importable for the renderers."""
     if str(ROOT / "src") not in sys.path:
         sys.path.insert(0, str(ROOT / "src"))
+    return _load("quality")
+
+
+def quality_summary() -> str:
+    """One row per data set: precision, recall, FPR, F1 at the shipped threshold, recall at FPR <= 1%/2%."""
+    s = _summary()
+    if s is None:
+        return NO_RESULTS
     from toolbound._bench import render_table
 
     m = s["model"]
@@ -50,11 +58,9 @@ def quality_summary() -> str:
 
 def quality_intervals() -> str:
     """Each data set's headline figures with their 95% bootstrap intervals."""
-    s = _load("quality")
+    s = _summary()
     if s is None:
-        return "_No results yet: run `toolbound bench --data shared`._"
-    if str(ROOT / "src") not in sys.path:
-        sys.path.insert(0, str(ROOT / "src"))
+        return NO_RESULTS
     from toolbound._bench import render_intervals
 
     return render_intervals(s, markdown=True)

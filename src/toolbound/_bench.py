@@ -345,6 +345,17 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
+def _layout(cols: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> str:
+    """Rows under a header, as a markdown table or as aligned text (first column left, others right)."""
+    if markdown:
+        lines = ["| " + " | ".join(cols) + " |", "| --- | " + " | ".join("---:" for _ in cols[1:]) + " |"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join([fmt.format(*cols), *(fmt.format(*r) for r in rows)])
+
+
 def render_table(summary: dict[str, Any], markdown: bool = False) -> str:
     """The summary as a compact text (or markdown) table."""
     cols = ("data set", "n", "pos", "neg", "precision", "recall", "FPR", "F1", "R@FPR≤1%", "R@FPR≤2%")
@@ -353,13 +364,7 @@ def render_table(summary: dict[str, Any], markdown: bool = False) -> str:
         rows.append((name, str(d["n"]), str(d["positives"]), str(d["negatives"]), _fmt(d["precision"]),
                      _fmt(d["recall"]), _fmt(d["fpr"]), _fmt(d["f1"]), _fmt(d["recall_at_fpr_1pct"]),
                      _fmt(d["recall_at_fpr_2pct"])))
-    if markdown:
-        lines = ["| " + " | ".join(cols) + " |", "| --- | " + " | ".join("---:" for _ in cols[1:]) + " |"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    return "\n".join([fmt.format(*cols), *(fmt.format(*r) for r in rows)])
+    return _layout(cols, rows, markdown)
 
 
 def _fmt_ci(point: float | None, ci: list[float] | None) -> str:
@@ -379,10 +384,4 @@ def render_intervals(summary: dict[str, Any], markdown: bool = False) -> str:
         rows.append((name, _fmt_ci(d["recall"], ci["recall"]), _fmt_ci(d["fpr"], ci["fpr"]),
                      _fmt_ci(d["recall_at_fpr_1pct"], ci["recall_at_fpr_1pct"]),
                      _fmt_ci(d["recall_at_fpr_2pct"], ci["recall_at_fpr_2pct"])))
-    if markdown:
-        lines = ["| " + " | ".join(cols) + " |", "| --- | " + " | ".join("---:" for _ in cols[1:]) + " |"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    return "\n".join([fmt.format(*cols), *(fmt.format(*r) for r in rows)])
+    return _layout(cols, rows, markdown)

@@ -1189,12 +1189,15 @@ class Model:
         entry = (v, h, cjk, m, tok[0].isalpha(), mask_indices(m))
         if len(tok) > MAX_TOKEN_LEN:
             return entry  # not cached: long tokens rarely repeat
-        c = self._cache
-        if len(c) >= TOKEN_CACHE_LIMIT:
-            with self._lock:
-                c.clear()
-        c[tok] = entry
+        self._remember(self._cache, tok, entry)
         return entry
+
+    def _remember(self, cache: dict[str, Any], key: str, entry: Any) -> None:
+        """Store ``entry`` in a per-process cache, emptied when it reaches :data:`TOKEN_CACHE_LIMIT`."""
+        if len(cache) >= TOKEN_CACHE_LIMIT:
+            with self._lock:
+                cache.clear()
+        cache[key] = entry
 
     def passage_logit(self, text: str, s: int, e: int, findings: Sequence[Finding], doc_counts: dict[str, Any],
                       context: float | None = None) -> float | None:
@@ -1296,11 +1299,7 @@ class Model:
         """``(normalised token, its bag-of-words weight)`` of a raw token, cached."""
         n = norm_token(tok)
         entry = (n, self.w[HASH_SIZE + (_h("b\x01" + n) & (HASH_SIZE - 1))])
-        c = self._bow
-        if len(c) >= TOKEN_CACHE_LIMIT:
-            with self._lock:
-                c.clear()
-        c[tok] = entry
+        self._remember(self._bow, tok, entry)
         return entry
 
     def score(self, text: str, findings: Sequence[Finding], rule: float | None = None) -> float:

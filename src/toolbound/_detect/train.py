@@ -300,6 +300,32 @@ class PassageMatrix:
         return b + np.bincount(self.row_of, weights=self.vals * w[self.indices], minlength=self.n) + self.dense @ wd
 
 
+class _Adam:
+    """Adam for a list of parameters: numpy arrays are updated in place, floats are returned anew."""
+
+    B1, B2, EPS = 0.9, 0.999, 1e-8
+
+    def __init__(self, params: Sequence[Any]) -> None:
+        np = _np()
+        self.m = [0.0 if isinstance(x, float) else np.zeros_like(x) for x in params]
+        self.v = [0.0 if isinstance(x, float) else np.zeros_like(x) for x in params]
+
+    def step(self, t: int, params: Sequence[Any], grads: Sequence[Any]) -> list[Any]:
+        np = _np()
+        b1, b2, eps = self.B1, self.B2, self.EPS
+        lr = LEARNING_RATE * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        out = []
+        for i, (x, g) in enumerate(zip(params, grads)):
+            self.m[i] = b1 * self.m[i] + (1 - b1) * g
+            self.v[i] = b2 * self.v[i] + (1 - b2) * g * g
+            if isinstance(x, float):
+                x = x - lr * self.m[i] / (math.sqrt(self.v[i]) + eps)
+            else:
+                x -= lr * self.m[i] / (np.sqrt(self.v[i]) + eps)
+            out.append(x)
+        return out
+
+
 def fit_lr(X: PassageMatrix, y: Any, sw: Any) -> tuple[Any, Any, float]:
     """Weighted logistic regression, full-batch Adam (deterministic: no sampling)."""
     np = _np()
@@ -307,10 +333,7 @@ def fit_lr(X: PassageMatrix, y: Any, sw: Any) -> tuple[Any, Any, float]:
     w = np.zeros(D)
     wd = np.zeros(K)
     b = 0.0
-    mw, vw = np.zeros(D), np.zeros(D)
-    md, vd = np.zeros(K), np.zeros(K)
-    mb = vb = 0.0
-    b1, b2, eps = 0.9, 0.999, 1e-8
+    adam = _Adam([w, wd, b])
     sw = sw / sw.sum()
     for t in range(1, ITERS + 1):
         z = X.logits(w, wd, b)
@@ -318,17 +341,7 @@ def fit_lr(X: PassageMatrix, y: Any, sw: Any) -> tuple[Any, Any, float]:
         g = (p - y) * sw
         gw = np.bincount(X.indices, weights=X.vals * g[X.row_of], minlength=D) + L2_HASH * w
         gd = X.dense.T @ g + L2_DENSE * wd
-        gb = float(g.sum())
-        lr = LEARNING_RATE * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        mw = b1 * mw + (1 - b1) * gw
-        vw = b2 * vw + (1 - b2) * gw * gw
-        w -= lr * mw / (np.sqrt(vw) + eps)
-        md = b1 * md + (1 - b1) * gd
-        vd = b2 * vd + (1 - b2) * gd * gd
-        wd -= lr * md / (np.sqrt(vd) + eps)
-        mb = b1 * mb + (1 - b1) * gb
-        vb = b2 * vb + (1 - b2) * gb * gb
-        b -= lr * mb / (math.sqrt(vb) + eps)
+        w, wd, b = adam.step(t, [w, wd, b], [gw, gd, float(g.sum())])
     # Ship float32: round here so that everything computed from now on uses the shipped values.
     return w.astype(np.float32).astype(np.float64), wd.astype(np.float32).astype(np.float64), \
         float(np.float32(b))
@@ -418,22 +431,13 @@ def fit_bow(docs: Sequence[Doc]) -> tuple[Any, float]:
     D = M.HASH_SIZE
     w = np.zeros(D)
     b = 0.0
-    mw, vw = np.zeros(D), np.zeros(D)
-    mb = vb = 0.0
-    b1, b2, eps = 0.9, 0.999, 1e-8
+    adam = _Adam([w, b])
     for t in range(1, ITERS + 1):
         z = X.logits(w, b)
         p = 1.0 / (1.0 + np.exp(-np.clip(z, -35, 35)))
         g = (p - y) * sw
         gw = np.bincount(X.indices, weights=(g * X.scale)[X.row_of], minlength=D) + L2_BOW * w
-        gb = float(g.sum())
-        lr = LEARNING_RATE * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        mw = b1 * mw + (1 - b1) * gw
-        vw = b2 * vw + (1 - b2) * gw * gw
-        w -= lr * mw / (np.sqrt(vw) + eps)
-        mb = b1 * mb + (1 - b1) * gb
-        vb = b2 * vb + (1 - b2) * gb * gb
-        b -= lr * mb / (math.sqrt(vb) + eps)
+        w, b = adam.step(t, [w, b], [gw, float(g.sum())])
     return w.astype(np.float32).astype(np.float64), float(np.float32(b))
 
 
