@@ -31,13 +31,23 @@ POINTS = (0.005, 0.01, 0.02)
 
 
 def load(path: str) -> tuple[dict, dict[str, tuple[int, float]]]:
-    with open(path, encoding="utf-8") as fh:
-        head = json.loads(fh.readline())
-        rows = {}
-        for line in fh:
-            if line.strip():
-                r = json.loads(line)
-                rows[r["id"]] = (int(r["label"]), float(r["score"]))
+    """A file of ``dump_scores.py``: its header line and ``{id: (label, score)}``. A missing or
+    malformed file stops the script with a message naming the file and line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = json.loads(fh.readline())
+            rows = {}
+            for n, line in enumerate(fh, 2):
+                if line.strip():
+                    try:
+                        r = json.loads(line)
+                        rows[r["id"]] = (int(r["label"]), float(r["score"]))
+                    except (ValueError, KeyError, TypeError) as exc:
+                        raise SystemExit(f"{path}:{n}: not a score line of dump_scores.py ({exc})") from None
+    except OSError as exc:
+        raise SystemExit(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError:
+        raise SystemExit(f"{path}:1: not a dump_scores.py file (its first line is not the JSON header)") from None
     return head, rows
 
 

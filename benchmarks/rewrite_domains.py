@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="dev")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
+    if not Path(args.data).is_file():
+        print(f"no such file: {args.data}", file=sys.stderr)
+        return 2
     n = changed = 0
     with open(args.data, encoding="utf-8") as fh, open(args.out, "w", encoding="utf-8") as out:
         for line in fh:

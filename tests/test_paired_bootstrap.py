@@ -98,3 +98,15 @@ def test_dump_then_compare_end_to_end(tmp_path):
                           str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.jsonl")],
                          capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "no such file" in bad.stderr
+
+
+def test_unreadable_score_files_stop_with_a_message(tmp_path):
+    with pytest.raises(SystemExit, match="cannot read"):
+        pb.load(str(tmp_path / "missing.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("garbage\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="first line"):
+        pb.load(str(bad))
+    bad.write_text('{"toolbound": "x"}\n{"id": "a", "label": 1}\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"bad.jsonl:2"):
+        pb.load(str(bad))
