@@ -216,6 +216,25 @@ def test_bag_of_words_with_masked_links_reads_placeholders():
     assert M.mask_links("no links here") == "no links here"
 
 
+def test_bag_of_words_with_subwords_reads_each_tokens_character_ngrams():
+    """doc_bow subwords (round 20's candidate S20): each distinct token adds its character n-grams."""
+    model, w, _ = _random_model()
+    sm = M.Model(w, dict(model.meta, doc_bow={"bias": -0.5, "subwords": [3, 4, 5]}))
+    for text in BOW_TEXTS:
+        ids, scale = M.doc_bow_ids(text, subwords=(3, 4, 5))
+        assert sm.bow_logit(text) == pytest.approx(-0.5 + scale * sum(w[M.HASH_SIZE + i] for i in ids), abs=1e-9)
+        plain, plain_scale = M.doc_bow_ids(text)
+        assert scale == plain_scale and len(ids) >= len(plain)  # same tokens, grams added
+    # "<ab>": one 3-gram "<ab" + "ab>", one 4-gram; one-character tokens and the long-token placeholder add none
+    assert len(M.bow_token_ids("ab", (3, 4, 5))) == 1 + 2 + 1
+    assert len(M.bow_token_ids("a", (3, 4, 5))) == 1 and len(M.bow_token_ids(M.LONG, (3, 4, 5))) == 1
+    # inflected forms share grams, so they share weight
+    a, b = set(M.bow_token_ids("игнорируй", (3, 4, 5))[1:]), set(M.bow_token_ids("игнорировать", (3, 4, 5))[1:])
+    assert len(a & b) >= 5
+    with pytest.raises(M.ModelError, match="subwords"):
+        M.Model(w, dict(model.meta, doc_bow={"bias": 0.0, "subwords": [0]}))
+
+
 def test_bag_of_words_counts_only_the_first_tokens():
     head = " ".join(f"w{i:04d}x" for i in range(M.BOW_MAX_TOKENS))
     toks = M.doc_bow_tokens(head + " tailword")

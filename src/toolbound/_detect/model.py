@@ -60,7 +60,7 @@ from toolbound._detect.engine import _trie_regex as _trie  # one trie builder fo
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
-    "bow_text", "doc_bow_ids", "doc_bow_tokens", "extract",
+    "bow_text", "bow_token_ids", "doc_bow_ids", "doc_bow_tokens", "extract",
     "dense_features", "doc_features", "get_model", "model_scorer", "ngram_ids", "passage_tokens", "token_ids",
     "weights_present",
 ]
@@ -1065,12 +1065,27 @@ def doc_bow_tokens(text: str, spans: Sequence[tuple[int, int]] | None = None, ma
     return sorted({norm_token(t) for t in _bow_raw_tokens(bow_text(text, spans), mask)})
 
 
+def bow_token_ids(tok: str, subwords: Sequence[int] = ()) -> list[int]:
+    """Hashed indices (into the second weight block) of one normalised token for the bag of words:
+    the token itself and, with ``subwords`` (n-gram lengths, doc_bow ``subwords``), the character
+    n-grams of ``<token>`` for tokens of at least 2 characters that start with a letter or digit."""
+    ids = [_h("b\x01" + tok) & (HASH_SIZE - 1)]
+    if subwords and len(tok) >= 2 and tok != LONG and tok[0].isalnum():
+        w = "<" + tok + ">"
+        for n in subwords:
+            for i in range(len(w) - n + 1):
+                ids.append(_h("B\x01" + w[i:i + n]) & (HASH_SIZE - 1))
+    return ids
+
+
 def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
-                mask: bool = False) -> tuple[list[int], float]:
-    """Hashed indices (into the second weight block) of the distinct tokens of :func:`bow_text`, and
-    their scale ``1/sqrt(count + 1)``: the bag-of-words part of the document combiner (``bow_logit``)."""
+                mask: bool = False, subwords: Sequence[int] = ()) -> tuple[list[int], float]:
+    """Hashed indices (into the second weight block) of the distinct tokens of :func:`bow_text` (with
+    their character n-grams when ``subwords`` names their lengths; a gram shared by several tokens
+    counts once per token), and the scale ``1/sqrt(distinct tokens + 1)``: the bag-of-words part of
+    the document combiner (``bow_logit``)."""
     toks = doc_bow_tokens(text, spans, mask)
-    return [_h("b\x01" + t) & (HASH_SIZE - 1) for t in toks], 1.0 / math.sqrt(len(toks) + 1)
+    return [i for t in toks for i in bow_token_ids(t, subwords)], 1.0 / math.sqrt(len(toks) + 1)
 
 
 def extract(text: str, findings: Sequence[Finding] = ()) -> tuple[list[PassageRow], dict[str, int]]:
@@ -1153,6 +1168,9 @@ class Model:
         self.bow_bias = float(meta["doc_bow"]["bias"]) if self.has_bow else 0.0
         self.bow_scope = meta["doc_bow"].get("scope", "document") if self.has_bow else "document"
         self.bow_mask = bool(meta["doc_bow"].get("mask", False)) if self.has_bow else False
+        self.bow_subwords = tuple(int(n) for n in meta["doc_bow"].get("subwords", ())) if self.has_bow else ()
+        if any(n < 1 for n in self.bow_subwords):
+            raise ModelError(f"model.json's doc_bow subwords {self.bow_subwords!r} are not n-gram lengths: retrain")
         if self.bow_scope not in ("document", "passages"):
             raise ModelError(f"model.json's doc_bow scope {self.bow_scope!r} is unknown: retrain")
         self._bow: dict[str, tuple[str, float]] = {}  # raw token -> (normalised, bag-of-words weight)
@@ -1298,7 +1316,8 @@ class Model:
     def _bow_entry(self, tok: str) -> tuple[str, float]:
         """``(normalised token, its bag-of-words weight)`` of a raw token, cached."""
         n = norm_token(tok)
-        entry = (n, self.w[HASH_SIZE + (_h("b\x01" + n) & (HASH_SIZE - 1))])
+        w = self.w
+        entry = (n, math.fsum(w[HASH_SIZE + i] for i in bow_token_ids(n, self.bow_subwords)))
         self._remember(self._bow, tok, entry)
         return entry
 

@@ -200,7 +200,7 @@ class Doc:
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
             spans = None if BOW_SCOPE == "document" else [(r.start, r.end) for r in self.rows]
-            self.bow = M.doc_bow_ids(self.text, spans, BOW_MASK)
+            self.bow = M.doc_bow_ids(self.text, spans, BOW_MASK, BOW_SUBWORDS)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -390,9 +390,12 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
 
 L2_BOW = 5e-5
 BOW_SCOPE = "document"
+"""What the bag of words reads: the whole ``document`` (shipped), or only its candidate ``passages``."""
 BOW_MASK = False
 """Whether the bag of words reads e-mail addresses and URLs as one placeholder token each."""
-"""What the bag of words reads: the whole ``document`` (shipped), or only its candidate ``passages``."""
+BOW_SUBWORDS: tuple[int, ...] = ()
+"""Character n-gram lengths of each token also read by the bag of words (round 20's candidate S20:
+``(3, 4, 5)``); empty: whole tokens only."""
 
 
 class BowMatrix:
@@ -614,6 +617,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                                 "weights after the passage weights in the same file"}
         if BOW_MASK:
             bow_meta["mask"] = True
+        if BOW_SUBWORDS:
+            bow_meta["subwords"] = list(BOW_SUBWORDS)
 
     weights = array("f", w.astype(np.float32).tolist())
     if sys.byteorder != "little":  # pragma: no cover
