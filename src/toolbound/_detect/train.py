@@ -169,6 +169,15 @@ def rewrite_reserved(text: str) -> str:
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_CORPUS = ROOT / "corpus" / "corpus.jsonl"
 DEFAULT_AUGMENT = ROOT / "corpus" / "augment_train.jsonl"
+DEFAULT_SPANS = ROOT / "corpus" / "spans_train.jsonl"
+DEFAULT_TWINS = ROOT / "corpus" / "twins_train.jsonl"
+USE_TWINS = False
+"""Round 21's candidates W21a/b: the benign twins of the train injections (``corpus/twins_train.jsonl``,
+made by ``corpus/tools/twins.py``) join the training documents."""
+SPAN_SUPERVISION = False
+"""Round 21's candidates W21b/c: in a train injection whose spans are annotated
+(``corpus/spans_train.jsonl``), the passages overlapping a span are the positive passages and the
+others negative ones (instead of multiple-instance selection)."""
 AUGMENT_FAMILIES: tuple[str, ...] = ("benign:assistant_spec", "benign:human_imperative")
 """The rule-development set's records that join the train split by default (chosen on dev)."""
 DEFAULT_OUT = Path(__file__).resolve().parent
@@ -185,7 +194,8 @@ def _np() -> Any:
 class Doc:
     """One corpus record with its findings, rule score and candidate passages."""
 
-    __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text", "bow")
+    __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text", "bow",
+                 "spans")
 
     def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any) -> None:
         self.id = rec["id"]
@@ -194,6 +204,8 @@ class Doc:
         self.family = rec.get("family", "")
         self.split = rec["split"]
         self.text = rec["text"]
+        # where the injection is (corpus/spans_train.jsonl), when SPAN_SUPERVISION reads it
+        self.spans: list[tuple[int, int]] | None = rec.get("_spans")
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
         self.rows, self.counts = M.extract(self.text, self.findings)
@@ -234,6 +246,39 @@ def augment_records(path: Path = DEFAULT_AUGMENT, families: Sequence[str] | None
         if not out:
             raise SystemExit(f"{path}: no records of the families {', '.join(families)}")
     return out
+
+
+def _twins_module() -> Any:
+    """``corpus/tools/twins.py`` (training runs from a checkout: it reads the corpus too)."""
+    import importlib.util
+
+    path = ROOT / "corpus" / "tools" / "twins.py"
+    spec = importlib.util.spec_from_file_location("_toolbound_corpus_twins", path)
+    if spec is None or spec.loader is None or not path.exists():
+        raise SystemExit(f"{path} not found: span supervision and twins need the repository's corpus tools")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def with_spans_and_twins(recs: Sequence[dict[str, Any]], train_recs: list[dict[str, Any]], spans_path: Path,
+                         log: Any = print) -> list[dict[str, Any]]:
+    """``train_recs`` with the annotated spans attached (:data:`SPAN_SUPERVISION`) and the benign twins
+    added (:data:`USE_TWINS`), both from ``spans_path`` (see ``corpus/tools/twins.py``)."""
+    tw = _twins_module()
+    try:
+        spans = tw.load_spans(spans_path, recs)
+    except tw.SpanError as e:
+        raise SystemExit(f"error: {e}") from None
+    out = []
+    for r in train_recs:
+        a = spans.get(r["id"])
+        if SPAN_SUPERVISION and a is not None and a["spans"]:
+            r = dict(r, _spans=[tuple(x) for x in a["spans"]])
+        out.append(r)
+    twins = tw.twin_records([r for r in recs if r["split"] == "train"], spans) if USE_TWINS else []
+    log(f"spans: {sum(1 for r in out if '_spans' in r)} train injections span-labelled; {len(twins)} twins added")
+    return out + twins
 
 
 def records_sha256(recs: Sequence[dict[str, Any]]) -> str:
@@ -355,9 +400,19 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
         raise SystemExit("no candidate passages in the training documents")
     labels = np.asarray([docs[i].label for i in X.doc_of], dtype=np.float64)
     per_doc = np.bincount(X.doc_of, minlength=len(docs)).astype(np.float64)
-    y = labels.copy()
     neg_w = np.asarray([0.0 if docs[i].family in PASSAGE_NEG_EXCLUDE else 1.0 for i in X.doc_of], dtype=np.float64)
     sw = np.where(labels > 0, 1.0 / per_doc[X.doc_of], neg_w)
+    # Span supervision: passages of annotated injections are labelled by their overlap with a span,
+    # with fixed weights (positives share one document's weight, negatives weigh as benign passages).
+    tgt = np.asarray(span_targets(docs), dtype=np.int64)
+    sup = tgt >= 0
+    y = np.where(sup, tgt, labels).astype(np.float64)
+    sw_sup = None
+    if sup.any():
+        inside = sup & (tgt == 1)
+        in_per_doc = np.bincount(X.doc_of[inside], minlength=len(docs)).astype(np.float64)
+        sw_sup = np.where(inside, 1.0 / np.maximum(in_per_doc[X.doc_of], 1.0), 1.0)
+        sw = np.where(sup, sw_sup, sw)
     w = wd = None
     b = 0.0
     for rnd in range(MIL_ROUNDS):
@@ -370,18 +425,35 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
             first[1:] = X.doc_of[order][1:] != X.doc_of[order][:-1]
             top = np.zeros(X.n, dtype=bool)
             top[order[first]] = True
-            keep = (labels > 0) & (top | (z > 0))
+            keep = (labels > 0) & ~sup & (top | (z > 0))
             kept_per_doc = np.bincount(X.doc_of[keep], minlength=len(docs)).astype(np.float64)
             sw = np.where(keep, 1.0 / np.maximum(kept_per_doc[X.doc_of], 1.0), sw)
-        pos, neg = sw[labels > 0].sum(), sw[labels == 0].sum()
+            if sw_sup is not None:
+                sw = np.where(sup, sw_sup, sw)
+        pos, neg = sw[y > 0].sum(), sw[y == 0].sum()
         if pos > 0 and neg > 0:
-            sw = np.where(labels > 0, sw * (neg / pos), sw)
+            sw = np.where(y > 0, sw * (neg / pos), sw)
         w, wd, b = fit_lr(X, y, sw)
         if log:
             z = X.logits(w, wd, b)
-            log(f"  round {rnd}: {X.n} passages, train passage accuracy "
-                f"{float(((z > 0) == (labels > 0))[sw > 0].mean()):.3f}")
+            log(f"  round {rnd}: {X.n} passages ({int(sup.sum())} span-labelled), train passage accuracy "
+                f"{float(((z > 0) == (y > 0))[sw > 0].mean()):.3f}")
     return w, wd, b
+
+
+def span_targets(docs: Sequence[Doc]) -> list[int]:
+    """Per candidate passage, in :class:`PassageMatrix` order: 1 when it overlaps an annotated span
+    of its injection, 0 when its injection is annotated and it overlaps none, -1 otherwise
+    (benign documents, unannotated injections)."""
+    out: list[int] = []
+    for d in docs:
+        sp = d.spans if d.label > 0 else None
+        for r in d.rows:
+            if sp is None:
+                out.append(-1)
+            else:
+                out.append(1 if any(r.start < e and s < r.end for s, e in sp) else 0)
+    return out
 
 
 # -------------------------------------------------------------------------------------------------
@@ -565,6 +637,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
 
     recs = load_corpus(corpus)
     train_recs = [r for r in recs if r["split"] == splits[0]] + list(extra)
+    if USE_TWINS or SPAN_SUPERVISION:
+        train_recs = with_spans_and_twins(recs, train_recs, DEFAULT_SPANS, log)
     dev_recs = [r for r in recs if r["split"] == splits[1]]
     if not train_recs or not dev_recs:
         raise SystemExit(f"{corpus}: need records in both the {splits[0]} and {splits[1]} splits")
@@ -659,6 +733,10 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta["training"]["passage_negatives_exclude"] = list(PASSAGE_NEG_EXCLUDE)
     if REWRITE_RESERVED:
         meta["training"]["reserved_hosts_rewritten"] = True
+    if USE_TWINS:
+        meta["training"]["twins"] = "corpus/twins_train.jsonl (corpus/tools/twins.py)"
+    if SPAN_SUPERVISION:
+        meta["training"]["span_supervision"] = "corpus/spans_train.jsonl"
     if bow_meta is not None:
         meta["doc_bow"] = bow_meta
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
