@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Where the injection is in each train injection, and its benign twin: ``corpus/twins_train.jsonl``.
+"""Where the injection is in each injection of a split, and its benign twin: ``corpus/twins_<split>.jsonl``.
 
-``corpus/spans_train.jsonl`` (session 9, round 21 of ``benchmarks/model_selection.md``) holds, for
-the train split's injections, the character spans of the injected instruction as annotators marked
+``corpus/spans_<split>.jsonl`` (session 9, rounds 21-22 of ``benchmarks/model_selection.md``) holds,
+for the split's injections, the character spans of the injected instruction as annotators marked
 them, and whether deleting those spans leaves an ordinary document. One JSON object per line:
 
     {"id": "tr7a-0012", "sha": "<first 16 hex of SHA-256 of the record's text>",
@@ -17,13 +17,16 @@ A **twin** is the injection with its spans deleted (lines left blank are collaps
 carrier, boilerplate and register, without the attack, so a model cannot learn the carrier as a
 sign of injection. This script writes the twins as benign train-only records (``label`` 0,
 ``family`` ``benign:twin``, the original's ``group`` so a twin and its original always fall in
-the same cross-validation fold, ``source`` ``generated:corpus/tools/twins.py``).
+the same cross-validation fold, ``split`` the original's, ``source``
+``generated:corpus/tools/twins.py``).
 
-    python corpus/tools/twins.py            # write corpus/twins_train.jsonl
-    python corpus/tools/twins.py --check    # fail if the file is not what the script produces
+    python corpus/tools/twins.py            # write corpus/twins_<split>.jsonl for every spans file
+    python corpus/tools/twins.py --check    # fail if a twins file is not what the script produces
 
-Only ``python -m toolbound._detect.train`` reads these files (its ``USE_TWINS`` and
-``SPAN_SUPERVISION`` options); ``toolbound bench`` and the corpus statistics never do.
+Training reads the train split's files (``python -m toolbound._detect.train``, its ``USE_TWINS`` and
+``SPAN_SUPERVISION`` options); the dev twins join dev in model selection
+(``benchmarks/model_selection.md``, round 22) and the test twins are an evaluation set
+(``toolbound bench --data corpus/twins_test.jsonl``). The corpus statistics never read them.
 """
 
 from __future__ import annotations
@@ -39,8 +42,17 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "corpus.jsonl"
+SPLITS = ("train", "dev", "test")
 SPANS = HERE.parent / "spans_train.jsonl"
 DEFAULT_OUT = HERE.parent / "twins_train.jsonl"
+
+
+def spans_path(split: str) -> Path:
+    return HERE.parent / f"spans_{split}.jsonl"
+
+
+def twins_path(split: str) -> Path:
+    return HERE.parent / f"twins_{split}.jsonl"
 SOURCE = "generated:corpus/tools/twins.py"
 TWIN_FAMILY = "benign:twin"
 MIN_TWIN_CHARS = 40
@@ -55,8 +67,9 @@ def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def load_spans(path: Path, records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The annotations of ``path`` by record id, checked against ``records`` (the corpus)."""
+def load_spans(path: Path, records: Iterable[dict[str, Any]], split: str = "train") -> dict[str, dict[str, Any]]:
+    """The annotations of ``path`` by record id, checked against ``records`` (the corpus): each must
+    be an injection of ``split``."""
     by_id = {r["id"]: r for r in records}
     out: dict[str, dict[str, Any]] = {}
     try:
@@ -77,8 +90,8 @@ def load_spans(path: Path, records: Iterable[dict[str, Any]]) -> dict[str, dict[
             rec = by_id.get(rid)
             if rec is None:
                 raise SpanError(f"{where}: record {rid!r} is not in the corpus")
-            if rec["split"] != "train" or int(rec["label"]) != 1:
-                raise SpanError(f"{where}: record {rid} is not a train-split injection")
+            if rec["split"] != split or int(rec["label"]) != 1:
+                raise SpanError(f"{where}: record {rid} is not a {split}-split injection")
             if rid in out:
                 raise SpanError(f"{where}: record {rid} is annotated twice")
             if a.get("sha") != text_sha(rec["text"]):
@@ -119,7 +132,7 @@ def twin_records(records: list[dict[str, Any]], spans: dict[str, dict[str, Any]]
         if len(t) < MIN_TWIN_CHARS:
             continue
         out.append({"id": f"twin-{r['id']}", "text": t, "label": 0, "family": TWIN_FAMILY, "lang": r["lang"],
-                    "carrier": r["carrier"], "split": "train", "group": r.get("group", r["id"]),
+                    "carrier": r["carrier"], "split": r["split"], "group": r.get("group", r["id"]),
                     "source": SOURCE, "twin_of": r["id"]})
     return out
 
@@ -136,31 +149,39 @@ def render(records: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=CORPUS)
-    ap.add_argument("--spans", type=Path, default=SPANS)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the output differs")
+    ap.add_argument("--split", choices=SPLITS, action="append",
+                    help="only this split (repeatable; default: every split with a spans file)")
+    ap.add_argument("--check", action="store_true", help="do not write; exit 1 if an output differs")
     args = ap.parse_args(argv)
     records = read_jsonl(args.corpus)
-    try:
-        spans = load_spans(args.spans, records)
-    except SpanError as e:
-        print(f"error: {e}", file=sys.stderr)
+    splits = args.split or [s for s in SPLITS if spans_path(s).exists()]
+    if not splits:
+        print(f"error: no spans file (corpus/spans_<split>.jsonl) in {HERE.parent}", file=sys.stderr)
         return 2
-    twins = twin_records(records, spans)
-    text = render(twins)
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else None
-        if current != text:
-            print(f"{args.out} is stale: run python corpus/tools/twins.py", file=sys.stderr)
-            return 1
-        print(f"{args.out}: up to date ({len(twins)} twins)")
-        return 0
-    args.out.write_text(text, encoding="utf-8")
-    pos = sum(1 for r in records if r["split"] == "train" and int(r["label"]) == 1)
-    empty = sum(1 for a in spans.values() if not a["spans"])
-    print(f"{len(spans)} of {pos} train injections annotated ({empty} with no span); "
-          f"{len(twins)} twins -> {args.out}")
-    return 0
+    stale = 0
+    for split in splits:
+        try:
+            spans = load_spans(spans_path(split), records, split)
+        except SpanError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        twins = twin_records(records, spans)
+        text = render(twins)
+        out = twins_path(split)
+        if args.check:
+            current = out.read_text(encoding="utf-8") if out.exists() else None
+            if current != text:
+                print(f"{out} is stale: run python corpus/tools/twins.py", file=sys.stderr)
+                stale += 1
+            else:
+                print(f"{out}: up to date ({len(twins)} twins)")
+            continue
+        out.write_text(text, encoding="utf-8")
+        pos = sum(1 for r in records if r["split"] == split and int(r["label"]) == 1)
+        empty = sum(1 for a in spans.values() if not a["spans"])
+        print(f"{split}: {len(spans)} of {pos} injections annotated ({empty} with no span); "
+              f"{len(twins)} twins -> {out}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -166,6 +166,27 @@ def rewrite_reserved(text: str) -> str:
     return RESERVED_HOST_RE.sub(lambda m: train_host(m.group()), text)
 
 
+def rewrite_reserved_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """``rec`` with :func:`rewrite_reserved` applied to its text; its annotated spans (``_spans``)
+    move with the text: the pieces between span boundaries are rewritten one by one (a host name
+    that straddles a boundary, which no annotation has, would stay as it is)."""
+    spans = rec.get("_spans")
+    if not spans:
+        return dict(rec, text=rewrite_reserved(rec["text"]))
+    text = rec["text"]
+    cuts = sorted({0, len(text), *(x for s in spans for x in s)})
+    new_at: dict[int, int] = {}
+    parts: list[str] = []
+    pos = 0
+    for a, b in zip(cuts, cuts[1:]):
+        new_at[a] = pos
+        piece = rewrite_reserved(text[a:b])
+        parts.append(piece)
+        pos += len(piece)
+    new_at[len(text)] = pos
+    return dict(rec, text="".join(parts), _spans=[(new_at[s], new_at[e]) for s, e in spans])
+
+
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_CORPUS = ROOT / "corpus" / "corpus.jsonl"
 DEFAULT_AUGMENT = ROOT / "corpus" / "augment_train.jsonl"
@@ -650,7 +671,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
             return scan_strings([("", text)])
     log(f"scanning {len(train_recs)} train and {len(dev_recs)} dev records")
     if REWRITE_RESERVED:
-        train_docs = [Doc(dict(r, text=rewrite_reserved(r["text"])), scanner, rule_score) for r in train_recs]
+        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score) for r in train_recs]
     else:
         train_docs = [Doc(r, scanner, rule_score) for r in train_recs]
     dev_docs = [Doc(r, scanner, rule_score) for r in dev_recs]
