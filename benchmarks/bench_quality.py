@@ -2,10 +2,11 @@
 
 The results come from ``toolbound bench`` (run from the repository root):
 
-    toolbound bench --data shared      # corpus test split + ../shared/datasets/*.jsonl
+    toolbound bench --data corpus/twins_test.jsonl --data shared
+        # corpus test split, the test injections' benign twins, ../shared/datasets/*.jsonl
 
 ``readme_sections()`` is what ``benchmarks/update_readme.py`` imports; importing this module does
-no work. Running it directly runs the benchmark (same as ``toolbound bench --data shared``).
+no work. Running it directly runs the benchmark (same as the command above).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def _ci(x: list[float] | None) -> str:
     return "–" if x is None else f"{x[0]:.2f}–{x[1]:.2f}"
 
 
-NO_RESULTS = "_No results yet: run `toolbound bench --data shared`._"
+NO_RESULTS = "_No results yet: run `toolbound bench --data corpus/twins_test.jsonl --data shared`._"
 
 
 def _summary() -> dict | None:
@@ -118,8 +119,11 @@ def model_card() -> str:
         + (f" plus the {tr['extra_records']} records of the train-only rule-development set "
            "`corpus/augment_train.jsonl` (train-split hosts)" if tr.get("extra_records") else " only")
         + f" ({tr['records']} records in all, SHA-256 "
-        f"`{tr['train_sha256'][:16]}…`), seed {m['seed']}; `python -m toolbound._detect.train --check` "
-        "retrains and verifies the shipped bytes.",
+        f"`{tr['train_sha256'][:16]}…`), seed {m['seed']}"
+        + (f"; the passages of each injection labelled by the annotated spans of `corpus/{tr['span_supervision']}` "
+           "(inside a span: positive; elsewhere in the injection: negative)" if tr.get("span_supervision") else "")
+        + (f"; plus {tr['twins']}" if tr.get("twins") else "")
+        + "; `python -m toolbound._detect.train --check` retrains and verifies the shipped bytes.",
         f"- threshold chosen on the **{tc['split']}** split: {tc['rule']} (raw logit {tc['logit']:.4f}, "
         f"shifted to score {tc['calibrated_threshold']}; rule floor {tc.get('rule_floor')}). On dev: recall "
         f"{dev['recall']:.3f} at FPR {dev['fpr']:.3f} (rules alone: recall {rules['recall']:.3f}, FPR "
@@ -139,4 +143,5 @@ if __name__ == "__main__":
     from toolbound._cli import main
 
     os.chdir(ROOT)
-    raise SystemExit(main(["bench", "--data", "shared", *sys.argv[1:]]))
+    raise SystemExit(main(["bench", "--data", str(Path("corpus") / "twins_test.jsonl"), "--data", "shared",
+                           *sys.argv[1:]]))

@@ -365,6 +365,51 @@ def test_augment_records_must_all_be_train_records(tmp_path) -> None:
         train.augment_records(aug)
 
 
+def _tiny_spans(corpus: Path) -> Path:
+    """Span annotations of the tiny corpus's train injections: the inserted attack sentence."""
+    import hashlib
+
+    out = []
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["split"] != "train" or not r["label"]:
+            continue
+        attack = next(a for a in ATTACKS if a in r["text"])
+        s = r["text"].index(attack)
+        out.append(json.dumps({"id": r["id"], "sha": hashlib.sha256(r["text"].encode()).hexdigest()[:16],
+                               "spans": [[s, s + len(attack)]], "twin": True, "note": ""}))
+    path = corpus.parent / "spans_train.jsonl"
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def test_span_supervised_training_is_deterministic_and_recorded(tmp_path, fast_training):
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    spans = _tiny_spans(corpus)
+    mil, sup, sup2 = tmp_path / "mil", tmp_path / "sup", tmp_path / "sup2"
+    fast_training.train(corpus, mil, log=lambda *_: None)
+    fast_training.train(corpus, sup, log=lambda *_: None, spans=spans)
+    fast_training.train(corpus, sup2, log=lambda *_: None, spans=spans)
+    meta = json.loads((sup / M.META_FILE).read_text())
+    assert meta["training"]["span_supervision"] == "spans_train.jsonl"
+    assert "span_supervision" not in json.loads((mil / M.META_FILE).read_text())["training"]
+    assert (sup / M.WEIGHTS_FILE).read_bytes() == (sup2 / M.WEIGHTS_FILE).read_bytes()
+    assert (sup / M.WEIGHTS_FILE).read_bytes() != (mil / M.WEIGHTS_FILE).read_bytes()
+
+
+def test_train_cli_reports_a_missing_span_file(tmp_path, capsys) -> None:
+    pytest.importorskip("numpy")
+    from toolbound._detect import train
+
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    assert train.main(["--corpus", str(corpus), "--no-augment", "--out", str(tmp_path / "m")]) == 2
+    assert "no such span file" in capsys.readouterr().err
+    assert train.main(["--corpus", str(corpus), "--no-augment", "--spans", str(tmp_path / "x.jsonl"),
+                       "--out", str(tmp_path / "m")]) == 2
+
+
 def test_train_cli_reports_a_missing_augment_file(tmp_path, capsys) -> None:
     pytest.importorskip("numpy")
     from toolbound._detect import train

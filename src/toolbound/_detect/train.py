@@ -1,7 +1,7 @@
 """Train the passage model on the corpus's TRAIN split; choose its threshold on the DEV split.
 
     python -m toolbound._detect.train [--corpus corpus/corpus.jsonl] [--augment corpus/augment_train.jsonl] [--augment-all | --no-augment]
-                                      [--out src/toolbound/_detect/] [--check]
+                                      [--spans corpus/spans_train.jsonl | --no-spans] [--out src/toolbound/_detect/] [--check]
 
 Needs numpy (training only; inference is pure Python). Deterministic: the same corpus, rule packs
 and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
@@ -85,17 +85,27 @@ before each comparison:
   (``benchmarks/rewrite_domains.py``) the shipped model 0.729, masking e-mails and URLs for the bag
   of words (:data:`BOW_MASK`) 0.730, training on rewritten train texts (:data:`REWRITE_RESERVED`)
   0.734: ties, the shipped model stays.
+- session 9: round 20, the bag of words with each token's character 3-5-grams (:data:`BOW_SUBWORDS`)
+  0.728 against 0.751 (-0.023, interval -0.064 to +0.032): not adopted. Round 21: every train
+  injection's span annotated (``corpus/spans_train.jsonl``); benign twins of the train injections
+  (:data:`USE_TWINS`) 0.717, twins plus span supervision 0.736, **span supervision alone
+  (:data:`SPAN_SUPERVISION`) 0.812 against 0.751, interval +0.029 to +0.119, shipped**. Round 22, on
+  a paired dev (dev plus the twins of its injections, reserved host names rewritten): the
+  session-8 model 0.620, span supervision 0.813 (+0.193, +0.156 to +0.245), the best of four.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
 
 1. Every train/dev record is scanned by the rule engine; its candidate passages and their features
    come from :func:`toolbound._detect.model.extract` (the code inference uses).
-2. Passage model, by multiple-instance learning: a document's label says *some* passage is an
-   injection, not which. Round 0 spreads each positive document's weight over its passages; each
-   later round keeps, per positive document, its top-scoring passage (and any other passage the
-   model already calls positive). Every passage of a benign document is a negative. Logistic
-   regression, full-batch Adam, L2, classes balanced.
+2. Passage model. Where an injection's spans are annotated (``corpus/spans_train.jsonl``, every
+   train injection since session 9), its passages that overlap a span are positives (sharing the
+   document's weight) and its other passages negatives: its footers, table rows and product
+   boilerplate are not the injection. Otherwise, by multiple-instance learning (a document's label
+   says *some* passage is an injection, not which): round 0 spreads each positive document's weight
+   over its passages; each later round keeps, per positive document, its top-scoring passage (and
+   any other passage the model already calls positive). Every passage of a benign document is a
+   negative. Logistic regression, full-batch Adam, L2, classes balanced.
 3. Document bag of words: a logistic regression of the document label on the document's distinct
    hashed tokens (:class:`BowMatrix`, classes balanced, its own block of weights after the passage
    weights in ``model.bin``).
@@ -195,10 +205,10 @@ DEFAULT_TWINS = ROOT / "corpus" / "twins_train.jsonl"
 USE_TWINS = False
 """Round 21's candidates W21a/b: the benign twins of the train injections (``corpus/twins_train.jsonl``,
 made by ``corpus/tools/twins.py``) join the training documents."""
-SPAN_SUPERVISION = False
-"""Round 21's candidates W21b/c: in a train injection whose spans are annotated
-(``corpus/spans_train.jsonl``), the passages overlapping a span are the positive passages and the
-others negative ones (instead of multiple-instance selection)."""
+SPAN_SUPERVISION = True
+"""In a train injection whose spans are annotated (``corpus/spans_train.jsonl``), the passages
+overlapping a span are the positive passages and the others negative ones, instead of
+multiple-instance selection (round 21's W21c, shipped; ``--no-spans`` turns it off)."""
 AUGMENT_FAMILIES: tuple[str, ...] = ("benign:assistant_spec", "benign:human_imperative")
 """The rule-development set's records that join the train split by default (chosen on dev)."""
 DEFAULT_OUT = Path(__file__).resolve().parent
@@ -646,10 +656,13 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 # -------------------------------------------------------------------------------------------------
 
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
-          splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+          splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
+          spans: Path | None = None) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
 
-    ``extra``: more training records (same schema), added to the train split.
+    ``extra``: more training records (same schema), added to the train split. ``spans``: the span
+    annotations of the train split's injections (``corpus/spans_train.jsonl``), read when
+    :data:`SPAN_SUPERVISION` or :data:`USE_TWINS` is set; None: multiple-instance training only.
     """
     np = _np()
     from array import array
@@ -658,8 +671,9 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
 
     recs = load_corpus(corpus)
     train_recs = [r for r in recs if r["split"] == splits[0]] + list(extra)
-    if USE_TWINS or SPAN_SUPERVISION:
-        train_recs = with_spans_and_twins(recs, train_recs, DEFAULT_SPANS, log)
+    use_spans = spans is not None and (USE_TWINS or SPAN_SUPERVISION)
+    if use_spans:
+        train_recs = with_spans_and_twins(recs, train_recs, spans, log)
     dev_recs = [r for r in recs if r["split"] == splits[1]]
     if not train_recs or not dev_recs:
         raise SystemExit(f"{corpus}: need records in both the {splits[0]} and {splits[1]} splits")
@@ -754,10 +768,10 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta["training"]["passage_negatives_exclude"] = list(PASSAGE_NEG_EXCLUDE)
     if REWRITE_RESERVED:
         meta["training"]["reserved_hosts_rewritten"] = True
-    if USE_TWINS:
-        meta["training"]["twins"] = "corpus/twins_train.jsonl (corpus/tools/twins.py)"
-    if SPAN_SUPERVISION:
-        meta["training"]["span_supervision"] = "corpus/spans_train.jsonl"
+    if use_spans and USE_TWINS:
+        meta["training"]["twins"] = f"twins of {spans.name} (corpus/tools/twins.py)"  # type: ignore[union-attr]
+    if use_spans and SPAN_SUPERVISION:
+        meta["training"]["span_supervision"] = spans.name  # type: ignore[union-attr]
     if bow_meta is not None:
         meta["doc_bow"] = bow_meta
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
@@ -799,6 +813,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="all records of the rule-development set join the train split, not only its hard negatives")
     ap.add_argument("--no-augment", dest="augment", action="store_const", const=None,
                     help="train on the corpus train split alone")
+    ap.add_argument("--spans", type=Path, default=None,
+                    help="span annotations of the train injections (default: spans_train.jsonl beside the corpus)")
+    ap.add_argument("--no-spans", action="store_true",
+                    help="no span supervision: multiple-instance training for every injection")
     ap.add_argument("--check", action="store_true",
                     help="retrain into a temporary directory and compare with the files in --out (exit 1 if they differ)")
     args = ap.parse_args(argv)
@@ -812,11 +830,17 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         extra = augment_records(args.augment, None if args.augment_all else AUGMENT_FAMILIES)
+    spans: Path | None = None
+    if not args.no_spans and (SPAN_SUPERVISION or USE_TWINS):
+        spans = args.spans or args.corpus.parent / "spans_train.jsonl"
+        if not spans.is_file():
+            print(f"{spans}: no such span file (see corpus/tools/twins.py), or pass --no-spans", file=sys.stderr)
+            return 2
     if not args.check:
-        train(args.corpus, args.out, extra=extra)
+        train(args.corpus, args.out, extra=extra, spans=spans)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        train(args.corpus, Path(tmp), extra=extra)
+        train(args.corpus, Path(tmp), extra=extra, spans=spans)
         bad = []
         for name in (M.WEIGHTS_FILE, M.META_FILE):
             a, b = Path(tmp) / name, args.out / name
