@@ -60,7 +60,7 @@ from toolbound._detect.engine import _trie_regex as _trie  # one trie builder fo
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
-    "bow_text", "bow_token_ids", "doc_bow_ids", "doc_bow_tokens", "extract",
+    "bow_text", "bow_token_ids", "compile_opener", "doc_bow_ids", "doc_bow_tokens", "extract",
     "dense_features", "doc_features", "get_model", "model_scorer", "ngram_ids", "passage_tokens", "token_ids",
     "weights_present",
 ]
@@ -670,7 +670,21 @@ def _doc_kinds(low: str) -> list[str]:
     return kinds
 
 
-def candidate_passages(text: str, findings: Sequence[Finding] = ()) -> tuple[list[tuple[int, int]], dict[str, int]]:
+LEARNED_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
+
+def compile_opener(words: Sequence[str]) -> re.Pattern[str] | None:
+    """One regex for an induced opener lexicon (``model.json`` ``opener.learned``, see
+    ``train.induce_opener``): whole words, lower-case; CJK entries (character bigrams) anywhere.
+    None when the list is empty."""
+    plain = sorted(w for w in words if not LEARNED_CJK_RE.search(w))
+    cjk = sorted(w for w in words if LEARNED_CJK_RE.search(w))
+    alts = ([r"\b(?:" + _trie(plain) + r")\b"] if plain else []) + ([_trie(cjk)] if cjk else [])
+    return re.compile("|".join(alts)) if alts else None
+
+
+def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None
+                       ) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
 
     A passage is opened by a strong cue (AI-addressing, override, secrecy, conditional,
@@ -679,10 +693,15 @@ def candidate_passages(text: str, findings: Sequence[Finding] = ()) -> tuple[lis
     :data:`ACTION_NOUNS`), two weaker cues of different kinds within :data:`PAIR_NEAR` characters
     (second person, action verb, "tell/mention", AI or user words), or a rule finding. Only the
     first :data:`MAX_WORD_HITS` occurrences of a word that cannot open a passage alone count. Cue hits inside an open passage do not open
-    another.
+    another. ``opener``: a model's induced lexicon (:func:`compile_opener`); each of its words opens
+    a passage on its own too.
     """
     low = text.lower()
     hits, counts = cue_scan(text, low)
+    if opener is not None:
+        learned = [(m.start(), m.end(), TRIG) for m in opener.finditer(low)]
+        if learned:
+            hits = sorted(hits + learned)
     spans: list[tuple[int, int]] = []
     last_end = -1
     nh = len(hits)
@@ -1088,9 +1107,10 @@ def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
     return [i for t in toks for i in bow_token_ids(t, subwords)], 1.0 / math.sqrt(len(toks) + 1)
 
 
-def extract(text: str, findings: Sequence[Finding] = ()) -> tuple[list[PassageRow], dict[str, int]]:
+def extract(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None
+            ) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
-    spans, counts = candidate_passages(text, findings)
+    spans, counts = candidate_passages(text, findings, opener)
     cids = context_ids(counts)
     rows = []
     for s, e in spans:
@@ -1174,6 +1194,10 @@ class Model:
         if self.bow_scope not in ("document", "passages"):
             raise ModelError(f"model.json's doc_bow scope {self.bow_scope!r} is unknown: retrain")
         self._bow: dict[str, tuple[str, float]] = {}  # raw token -> (normalised, bag-of-words weight)
+        learned = meta.get("opener", {}).get("learned", [])
+        if not isinstance(learned, list) or not all(isinstance(w, str) and w for w in learned):
+            raise ModelError("model.json's opener.learned must be a list of words: retrain")
+        self.opener = compile_opener(learned)
         self._lock = threading.Lock()
 
     @classmethod
@@ -1287,7 +1311,7 @@ class Model:
 
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
-        spans, counts = candidate_passages(text, findings)
+        spans, counts = candidate_passages(text, findings, self.opener)
         logits = []
         context = self.context_weight(counts) if spans else 0.0
         for s, e in spans:

@@ -92,6 +92,8 @@ before each comparison:
   (:data:`SPAN_SUPERVISION`) 0.812 against 0.751, interval +0.029 to +0.119, shipped**. Round 22, on
   a paired dev (dev plus the twins of its injections, reserved host names rewritten): the
   session-8 model 0.620, span supervision 0.813 (+0.193, +0.156 to +0.245), the best of four.
+  Round 23: an opener lexicon induced from the train spans (:data:`LEARN_OPENER`) 0.822 on the
+  paired dev (+0.010, -0.007 to +0.016): not adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -228,7 +230,7 @@ class Doc:
     __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text", "bow",
                  "spans")
 
-    def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any) -> None:
+    def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any, opener: Any = None) -> None:
         self.id = rec["id"]
         self.group = rec.get("group", rec["id"])
         self.label = int(rec["label"])
@@ -239,7 +241,7 @@ class Doc:
         self.spans: list[tuple[int, int]] | None = rec.get("_spans")
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
-        self.rows, self.counts = M.extract(self.text, self.findings)
+        self.rows, self.counts = M.extract(self.text, self.findings, opener)
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
             spans = None if BOW_SCOPE == "document" else [(r.start, r.end) for r in self.rows]
@@ -472,6 +474,54 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
     return w, wd, b
 
 
+LEARN_OPENER = False
+"""Round 23's candidate L23: induce an opener lexicon from the train split's annotated spans
+(:func:`induce_opener`); its words open candidate passages (``model.json`` ``opener.learned``)."""
+OPENER_MIN_SPANS = 8
+OPENER_MIN_SHARE = 0.85
+_OPENER_WORD_RE = re.compile(r"[^\W\d_]{4,}")
+_OPENER_CJK_RUN_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{2,}")
+
+
+def _opener_terms(text: str) -> set[str]:
+    """Distinct candidate opener terms of a lower-cased text: words of at least 4 letters (not CJK)
+    and CJK character bigrams."""
+    out = {w for w in _OPENER_WORD_RE.findall(text) if not M.LEARNED_CJK_RE.search(w)}
+    for run in _OPENER_CJK_RUN_RE.findall(text):
+        out.update(run[i:i + 2] for i in range(len(run) - 1))
+    return out
+
+
+def induce_opener(train_recs: Sequence[dict[str, Any]]) -> list[str]:
+    """Words that open passages, learnt from the train records' annotated spans (``_spans``): terms
+    inside the spans of at least :data:`OPENER_MIN_SPANS` injections and, counting documents, at
+    least :data:`OPENER_MIN_SHARE` of the time inside a span rather than in a benign train document
+    or outside an injection's spans. Sorted."""
+    inside: dict[str, int] = {}
+    elsewhere: dict[str, int] = {}
+    for r in train_recs:
+        low = r["text"].lower()
+        sp = r.get("_spans") if int(r["label"]) == 1 else None
+        if int(r["label"]) == 1 and not sp:
+            continue  # an injection without spans says nothing about where its words are
+        ins: set[str] = set()
+        out_text = low
+        if sp:
+            ins = set().union(*(_opener_terms(low[a:b]) for a, b in sp))
+            parts, pos = [], 0
+            for a, b in sorted(sp):
+                parts.append(low[pos:max(pos, a)])
+                pos = max(pos, b)
+            parts.append(low[pos:])
+            out_text = "\n".join(parts)
+        for w in ins:
+            inside[w] = inside.get(w, 0) + 1
+        for w in _opener_terms(out_text):
+            elsewhere[w] = elsewhere.get(w, 0) + 1
+    return sorted(w for w, a in inside.items()
+                  if a >= OPENER_MIN_SPANS and a / (a + elsewhere.get(w, 0)) >= OPENER_MIN_SHARE)
+
+
 def span_targets(docs: Sequence[Doc]) -> list[int]:
     """Per candidate passage, in :class:`PassageMatrix` order: 1 when it overlaps an annotated span
     of its injection, 0 when its injection is annotated and it overlaps none, -1 otherwise
@@ -683,12 +733,17 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
 
         def scanner(text: str) -> list[Any]:
             return scan_strings([("", text)])
+    learned: list[str] = []
+    if LEARN_OPENER and use_spans and SPAN_SUPERVISION:
+        learned = induce_opener(train_recs)
+        log(f"opener: {len(learned)} words induced from the train spans")
+    opener = M.compile_opener(learned)
     log(f"scanning {len(train_recs)} train and {len(dev_recs)} dev records")
     if REWRITE_RESERVED:
-        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score) for r in train_recs]
+        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score, opener) for r in train_recs]
     else:
-        train_docs = [Doc(r, scanner, rule_score) for r in train_recs]
-    dev_docs = [Doc(r, scanner, rule_score) for r in dev_recs]
+        train_docs = [Doc(r, scanner, rule_score, opener) for r in train_recs]
+    dev_docs = [Doc(r, scanner, rule_score, opener) for r in dev_recs]
 
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
     oof: list[list[float]] = [[] for _ in train_docs]
@@ -774,6 +829,9 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta["training"]["span_supervision"] = spans.name  # type: ignore[union-attr]
     if bow_meta is not None:
         meta["doc_bow"] = bow_meta
+    if learned:
+        meta["opener"] = {"learned": learned, "min_spans": OPENER_MIN_SPANS, "min_share": OPENER_MIN_SHARE,
+                          "source": "train spans (train.induce_opener)"}
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
     # model that ships.
     model = M.Model(weights, meta)
