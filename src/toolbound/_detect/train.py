@@ -448,7 +448,10 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
         sw = np.where(sup, sw_sup, sw)
     w = wd = None
     b = 0.0
-    for rnd in range(MIL_ROUNDS):
+    # With every injection span-labelled, later rounds would refit the same weights from the same
+    # targets: one round is the same model, fitted once.
+    rounds = MIL_ROUNDS if ((labels > 0) & ~sup).any() else 1
+    for rnd in range(rounds):
         if rnd > 0:
             z = X.logits(w, wd, b)
             sw = np.where(labels > 0, 0.0, neg_w)
