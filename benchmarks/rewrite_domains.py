@@ -9,6 +9,8 @@ always gives the same replacement (SHA-256 picks two words and a TLD), in positi
 alike. Nothing else in the text changes. Round 18 of ``benchmarks/model_selection.md`` selects on it.
 
     python benchmarks/rewrite_domains.py --split dev --out /tmp/dev_rewritten.jsonl
+    # rounds 22-26's "paired dev": dev plus the benign twins of its injections, rewritten
+    python benchmarks/rewrite_domains.py --split dev --add corpus/twins_dev.jsonl --out /tmp/paired_dev.jsonl
     PYTHONPATH=src python benchmarks/dump_scores.py --data /tmp/dev_rewritten.jsonl --out /tmp/s.jsonl
 """
 
@@ -46,24 +48,36 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT / "corpus" / "corpus.jsonl"))
     ap.add_argument("--split", default="dev")
+    ap.add_argument("--add", action="append", default=[], metavar="FILE",
+                    help="more records (same schema, e.g. corpus/twins_dev.jsonl) appended after --data's, "
+                         "same --split filter")
+    ap.add_argument("--keep-hosts", action="store_true", help="write the records without rewriting them")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    if not Path(args.data).is_file():
-        print(f"no such file: {args.data}", file=sys.stderr)
-        return 2
+    for f in [args.data, *args.add]:
+        if not Path(f).is_file():
+            print(f"no such file: {f}", file=sys.stderr)
+            return 2
     n = changed = 0
-    with open(args.data, encoding="utf-8") as fh, open(args.out, "w", encoding="utf-8") as out:
-        for line in fh:
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            if args.split and r.get("split") != args.split:
-                continue
-            new = rewrite(r["text"])
-            changed += new != r["text"]
-            r["text"] = new
-            n += 1
-            out.write(json.dumps(r, ensure_ascii=False) + "\n")
+    with open(args.out, "w", encoding="utf-8") as out:
+        for f in [args.data, *args.add]:
+            with open(f, encoding="utf-8") as fh:
+                for no, line in enumerate(fh, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        r = json.loads(line)
+                        text = r["text"]
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        print(f"{f}:{no}: not a JSON record with a text", file=sys.stderr)
+                        return 2
+                    if args.split and r.get("split") != args.split:
+                        continue
+                    new = text if args.keep_hosts else rewrite(text)
+                    changed += new != text
+                    r["text"] = new
+                    n += 1
+                    out.write(json.dumps(r, ensure_ascii=False) + "\n")
     print(f"{n} records, {changed} rewritten -> {args.out}", file=sys.stderr)
     return 0
 

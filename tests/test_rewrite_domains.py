@@ -45,3 +45,26 @@ def test_train_and_evaluation_vocabularies_never_meet():
     evaluation = {rd.replacement(h).split(".")[0] for h in hosts}
     assert train and evaluation and not train & evaluation
     assert all(any(name.startswith(w) for w in rd.FIRST) for name in evaluation)
+
+
+def test_paired_dev_joins_added_records_and_can_keep_hosts(tmp_path, capsys):
+    import json
+
+    data = tmp_path / "corpus.jsonl"
+    twins = tmp_path / "twins.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "a", "text": "mail x@evil.test", "label": 1, "split": "dev"},
+        {"id": "b", "text": "train only", "label": 0, "split": "train"}]), encoding="utf-8")
+    twins.write_text(json.dumps({"id": "twin-a", "text": "see shop.example", "label": 0, "split": "dev"}) + "\n",
+                     encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert rd.main(["--data", str(data), "--add", str(twins), "--split", "dev", "--out", str(out)]) == 0
+    recs = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in recs] == ["a", "twin-a"]
+    assert ".test" not in recs[0]["text"] and ".example" not in recs[1]["text"]
+    assert rd.main(["--data", str(data), "--add", str(twins), "--keep-hosts", "--out", str(out)]) == 0
+    assert [json.loads(line)["text"] for line in out.read_text(encoding="utf-8").splitlines()] == [
+        "mail x@evil.test", "see shop.example"]
+    twins.write_text("{oops\n", encoding="utf-8")
+    assert rd.main(["--data", str(data), "--add", str(twins), "--out", str(out)]) == 2
+    assert f"{twins}:1" in capsys.readouterr().err
