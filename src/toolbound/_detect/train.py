@@ -97,7 +97,8 @@ before each comparison:
   supervision: **500 iterations and L2 1.5e-5 on the hashed weights 0.845 on the paired dev
   (+0.032, +0.010 to +0.043; dev 0.834), shipped**; 500 iterations alone 0.821, L2 1.5e-5 alone
   0.844, L2 1.5e-4 0.803. Round 25, one step further (L2 5e-6, 1,000 iterations, bag-of-words L2
-  1.5e-5): 0.838-0.844, none better.
+  1.5e-5): 0.838-0.844, none better. Round 26: 710 span-marked train records aimed at dev's weakest
+  cells (``corpus/unadopted/train_tr26*``) 0.842 against 0.845: a tie, not adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
