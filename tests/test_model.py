@@ -398,6 +398,25 @@ def test_span_supervised_training_is_deterministic_and_recorded(tmp_path, fast_t
     assert (sup / M.WEIGHTS_FILE).read_bytes() != (mil / M.WEIGHTS_FILE).read_bytes()
 
 
+def test_twins_for_the_bag_of_words_only_leave_the_passage_model_alone(tmp_path, fast_training, monkeypatch):
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    spans = _tiny_spans(corpus)
+    base, bow_only, every = tmp_path / "base", tmp_path / "bow", tmp_path / "all"
+    fast_training.train(corpus, base, log=lambda *_: None, spans=spans)
+    monkeypatch.setattr(fast_training, "USE_TWINS", True)
+    monkeypatch.setattr(fast_training, "TWINS_SCOPE", "bow")
+    fast_training.train(corpus, bow_only, log=lambda *_: None, spans=spans)
+    monkeypatch.setattr(fast_training, "TWINS_SCOPE", "all")
+    fast_training.train(corpus, every, log=lambda *_: None, spans=spans)
+    half = M.HASH_SIZE * 4  # bytes of the passage block (float32)
+    wb, wo, wa = ((d / M.WEIGHTS_FILE).read_bytes() for d in (base, bow_only, every))
+    assert wo[:half] == wb[:half] and wo[half:] != wb[half:]  # same passage model, other bag of words
+    assert wa[:half] != wb[:half]  # twins for everything change the passage model too
+    meta = json.loads((bow_only / M.META_FILE).read_text())
+    assert meta["training"]["twins"].endswith("for the bag of words only")
+
+
 def test_train_cli_reports_a_missing_span_file(tmp_path, capsys) -> None:
     pytest.importorskip("numpy")
     from toolbound._detect import train

@@ -98,7 +98,8 @@ before each comparison:
   (+0.032, +0.010 to +0.043; dev 0.834), shipped**; 500 iterations alone 0.821, L2 1.5e-5 alone
   0.844, L2 1.5e-4 0.803. Round 25, one step further (L2 5e-6, 1,000 iterations, bag-of-words L2
   1.5e-5): 0.838-0.844, none better. Round 26: 710 span-marked train records aimed at dev's weakest
-  cells (``corpus/unadopted/train_tr26*``) 0.842 against 0.845: a tie, not adopted.
+  cells (``corpus/unadopted/train_tr26*``) 0.842 against 0.845: a tie, not adopted. Round 27: the
+  twins for the bag of words only (:data:`TWINS_SCOPE`) 0.811: not adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -212,6 +213,9 @@ DEFAULT_TWINS = ROOT / "corpus" / "twins_train.jsonl"
 USE_TWINS = False
 """Round 21's candidates W21a/b: the benign twins of the train injections (``corpus/twins_train.jsonl``,
 made by ``corpus/tools/twins.py``) join the training documents."""
+TWINS_SCOPE = "all"
+"""Which parts of the model the twins train (with :data:`USE_TWINS`): ``all`` (round 21's W21a/b) or
+only the document bag of words, ``bow`` (round 27's T27)."""
 SPAN_SUPERVISION = True
 """In a train injection whose spans are annotated (``corpus/spans_train.jsonl``), the passages
 overlapping a span are the positive passages and the others negative ones, instead of
@@ -752,6 +756,10 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     else:
         train_docs = [Doc(r, scanner, rule_score, opener) for r in train_recs]
     dev_docs = [Doc(r, scanner, rule_score, opener) for r in dev_recs]
+    bow_extra: list[Doc] = []  # documents only the bag of words trains on (TWINS_SCOPE "bow")
+    if USE_TWINS and TWINS_SCOPE == "bow":
+        bow_extra = [d for d in train_docs if d.family == "benign:twin"]
+        train_docs = [d for d in train_docs if d.family != "benign:twin"]
 
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
     oof: list[list[float]] = [[] for _ in train_docs]
@@ -769,7 +777,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         for i, lg in zip(held, _doc_logits_np(held_docs, Xh, w, wd, b)):
             oof[i] = lg
         if use_bow:
-            bw, bb = fit_bow(fit_docs)
+            bw, bb = fit_bow(fit_docs + [d for d in bow_extra if _fold_of(d.group) != k])
             for i, z in zip(held, bow_logits(held_docs, bw, bb)):
                 oof_bow[i] = z
         log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}")
@@ -781,7 +789,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     bow_meta = None
     if use_bow:
         log("document bag of words on the whole train split")
-        bw, bb = fit_bow(train_docs)
+        bw, bb = fit_bow(train_docs + bow_extra)
         w = np.concatenate([w, bw])
         bow_meta = {"bias": bb, "max_tokens": M.BOW_MAX_TOKENS, "l2": L2_BOW, "scope": BOW_SCOPE,
                     "features": "distinct word tokens of the folded, lower-cased document (CRC-32 of "
@@ -832,7 +840,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     if REWRITE_RESERVED:
         meta["training"]["reserved_hosts_rewritten"] = True
     if use_spans and USE_TWINS:
-        meta["training"]["twins"] = f"twins of {spans.name} (corpus/tools/twins.py)"  # type: ignore[union-attr]
+        meta["training"]["twins"] = f"twins of {spans.name} (corpus/tools/twins.py)" + (  # type: ignore[union-attr]
+            ", for the bag of words only" if TWINS_SCOPE == "bow" else "")
     if use_spans and SPAN_SUPERVISION:
         meta["training"]["span_supervision"] = spans.name  # type: ignore[union-attr]
     if bow_meta is not None:
