@@ -31,6 +31,7 @@ SECOND = ("link", "hub", "works", "point", "base", "flow", "net", "sys", "lab", 
 TLDS = ("com", "net", "io", "co", "org", "app", "biz", "info", "dev", "cloud")
 
 sys.path.insert(0, str(ROOT / "src"))
+from toolbound._bench import load_jsonl  # noqa: E402  (one JSONL reader, errors name file and line)
 from toolbound._detect.train import RESERVED_HOST_RE as RESERVED  # noqa: E402  (one matcher for both rewrites)
 
 
@@ -58,26 +59,20 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(f).is_file():
             print(f"no such file: {f}", file=sys.stderr)
             return 2
+    try:
+        recs = [r for f in [args.data, *args.add] for r in load_jsonl(Path(f), split=args.split or None)]
+    except ValueError as e:  # names the file and line
+        print(e, file=sys.stderr)
+        return 2
     n = changed = 0
     with open(args.out, "w", encoding="utf-8") as out:
-        for f in [args.data, *args.add]:
-            with open(f, encoding="utf-8") as fh:
-                for no, line in enumerate(fh, 1):
-                    if not line.strip():
-                        continue
-                    try:
-                        r = json.loads(line)
-                        text = r["text"]
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        print(f"{f}:{no}: not a JSON record with a text", file=sys.stderr)
-                        return 2
-                    if args.split and r.get("split") != args.split:
-                        continue
-                    new = text if args.keep_hosts else rewrite(text)
-                    changed += new != text
-                    r["text"] = new
-                    n += 1
-                    out.write(json.dumps(r, ensure_ascii=False) + "\n")
+        for r in recs:
+            text = r["text"]
+            new = text if args.keep_hosts else rewrite(text)
+            changed += new != text
+            r["text"] = new
+            n += 1
+            out.write(json.dumps(r, ensure_ascii=False) + "\n")
     print(f"{n} records, {changed} rewritten -> {args.out}", file=sys.stderr)
     return 0
 
