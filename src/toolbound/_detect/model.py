@@ -57,6 +57,7 @@ from typing import Any
 
 from toolbound._types import Finding
 from toolbound._detect.engine import _trie_regex as _trie  # one trie builder for literals
+from toolbound._detect.morph import imperative_hits
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
@@ -683,8 +684,8 @@ def compile_opener(words: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(alts)) if alts else None
 
 
-def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None
-                       ) -> tuple[list[tuple[int, int]], dict[str, int]]:
+def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None,
+                       morphology: bool = False) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
 
     A passage is opened by a strong cue (AI-addressing, override, secrecy, conditional,
@@ -694,7 +695,8 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.P
     (second person, action verb, "tell/mention", AI or user words), or a rule finding. Only the
     first :data:`MAX_WORD_HITS` occurrences of a word that cannot open a passage alone count. Cue hits inside an open passage do not open
     another. ``opener``: a model's induced lexicon (:func:`compile_opener`); each of its words opens
-    a passage on its own too.
+    a passage on its own too. ``morphology``: words in an imperative form
+    (:func:`toolbound._detect.morph.imperative_hits`) count as action verbs too, where no cue starts.
     """
     low = text.lower()
     hits, counts = cue_scan(text, low)
@@ -702,6 +704,13 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.P
         learned = [(m.start(), m.end(), TRIG) for m in opener.finditer(low)]
         if learned:
             hits = sorted(hits + learned)
+    if morphology:
+        imp = imperative_hits(low)
+        if imp:
+            have = {h[0] for h in hits}
+            imp_hits = [(s, e, ACT) for s, e in imp if s not in have]
+            if imp_hits:
+                hits = sorted(hits + imp_hits)
     spans: list[tuple[int, int]] = []
     last_end = -1
     nh = len(hits)
@@ -1107,10 +1116,10 @@ def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
     return [i for t in toks for i in bow_token_ids(t, subwords)], 1.0 / math.sqrt(len(toks) + 1)
 
 
-def extract(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None
-            ) -> tuple[list[PassageRow], dict[str, int]]:
+def extract(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None,
+            morphology: bool = False) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
-    spans, counts = candidate_passages(text, findings, opener)
+    spans, counts = candidate_passages(text, findings, opener, morphology)
     cids = context_ids(counts)
     rows = []
     for s, e in spans:
@@ -1198,6 +1207,10 @@ class Model:
         if not isinstance(learned, list) or not all(isinstance(w, str) and w for w in learned):
             raise ModelError("model.json's opener.learned must be a list of words: retrain")
         self.opener = compile_opener(learned)
+        morphology = meta.get("opener", {}).get("morphology", False)
+        if not isinstance(morphology, bool):
+            raise ModelError("model.json's opener.morphology must be true or false: retrain")
+        self.morphology = morphology
         self._lock = threading.Lock()
 
     @classmethod
@@ -1311,7 +1324,7 @@ class Model:
 
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
-        spans, counts = candidate_passages(text, findings, self.opener)
+        spans, counts = candidate_passages(text, findings, self.opener, self.morphology)
         logits = []
         context = self.context_weight(counts) if spans else 0.0
         for s, e in spans:

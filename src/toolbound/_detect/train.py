@@ -250,7 +250,7 @@ class Doc:
         self.spans: list[tuple[int, int]] | None = rec.get("_spans")
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
-        self.rows, self.counts = M.extract(self.text, self.findings, opener)
+        self.rows, self.counts = M.extract(self.text, self.findings, opener, MORPH_OPENER)
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
             spans = None if BOW_SCOPE == "document" else [(r.start, r.end) for r in self.rows]
@@ -489,6 +489,9 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
 LEARN_OPENER = False
 """Round 23's candidate L23: induce an opener lexicon from the train split's annotated spans
 (:func:`induce_opener`); its words open candidate passages (``model.json`` ``opener.learned``)."""
+MORPH_OPENER = False
+"""Round 28's candidates: words in an imperative form (:mod:`toolbound._detect.morph`) open passages
+as action verbs do (``model.json`` ``opener.morphology``)."""
 OPENER_MIN_SPANS = 8
 OPENER_MIN_SHARE = 0.85
 _OPENER_WORD_RE = re.compile(r"[^\W\d_]{4,}")
@@ -849,6 +852,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     if learned:
         meta["opener"] = {"learned": learned, "min_spans": OPENER_MIN_SPANS, "min_share": OPENER_MIN_SHARE,
                           "source": "train spans (train.induce_opener)"}
+    if MORPH_OPENER:
+        meta.setdefault("opener", {})["morphology"] = True
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
     # model that ships.
     model = M.Model(weights, meta)
