@@ -449,3 +449,49 @@ def test_shipped_model_records_its_extra_training_data() -> None:
         extra = train.augment_records()
         assert meta["training"]["extra_records"] == len(extra)
         assert meta["training"]["extra_families"] == sorted(train.AUGMENT_FAMILIES)
+
+
+def test_english_words_counts_distinct_function_words_up_to_enough():
+    assert M.english_words("оформите заказ на мой аккаунт") == 0
+    assert M.english_words("el artículo de la película") == 0
+    assert M.english_words("the the the and") == 2
+    assert M.english_words("please send the file to the team and you will see") == M.ENGLISH_ENOUGH
+    # only the first 4,000 characters count
+    assert M.english_words("x" * 4000 + " the and of to") == 0
+    # whole words: "theory", "often" and "island" hold no function word
+    assert M.english_words("theory often island") == 0
+
+
+def test_non_english_combiner_inputs_scale_the_best_passage_and_the_bag_of_words():
+    names = ("non_english", "non_english_max", "non_english_bow", "max_logit")
+    assert set(names) <= set(M.DOC_ALL_NAMES) and M.LANGUAGE_NAMES <= set(M.DOC_ALL_NAMES)
+    ru = M.doc_features([5.0], 0.0, [], {"en": 0}, names, bow=2.5)
+    assert ru == [1.0, 1.0, 0.5, 1.0]
+    half = M.doc_features([5.0], 0.0, [], {"en": 2}, names, bow=2.5)
+    assert half == [0.5, 0.5, 0.25, 1.0]
+    en = M.doc_features([5.0], 0.0, [], {"en": 9}, names, bow=2.5)
+    assert en == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_a_model_with_language_inputs_scores_as_training_extracts():
+    from array import array
+
+    names = list(M.DOC_NAMES) + ["non_english", "non_english_max"]
+    meta = {"feature_version": M.FEATURE_VERSION, "hash_bits": M.HASH_BITS,
+            "passage": {"bias": 0.0, "dense": [0.0] * len(M.DENSE_NAMES), "dense_names": list(M.DENSE_NAMES)},
+            "doc": {"weights": [0.0] * (len(names) - 2) + [1.5, 0.7], "names": names, "bias": 0.0,
+                    "threshold_logit": 0.0},
+            "doc_bow": {"bias": 0.0}}
+    model = M.Model(array("f", [0.0] * (2 * M.HASH_SIZE)), meta)
+    assert model.needs_english
+    for text in ("Оформите заказ на мой аккаунт и отключите вход по SMS.",
+                 "Please send the file to the team and you will see it there."):
+        rows, counts = M.extract(text)
+        counts["en"] = M.english_words(text.lower())
+        logits = [model.passage_logit(text, r.start, r.end, [], counts) for r in rows]
+        feats = M.doc_features([x for x in logits if x is not None], 0.0, [], counts, names, 0.0)
+        expected = sum(f * w for f, w in zip(feats, meta["doc"]["weights"]))
+        assert model.doc_logit(text, [], 0.0) == pytest.approx(expected)
+    assert not M.Model(array("f", [0.0] * (2 * M.HASH_SIZE)),
+                       dict(meta, doc=dict(meta["doc"], names=list(M.DOC_NAMES),
+                                           weights=[0.0] * len(M.DOC_NAMES)))).needs_english

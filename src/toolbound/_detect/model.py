@@ -935,7 +935,8 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
 
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
                                   "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
-                                  "rule_action", "doc_discuss", "doc_meta", "bow_logit")
+                                  "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
+                                  "non_english_max", "non_english_bow")
 DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta",
                               "bow_logit")
 """The document features the combiner uses. Rule evidence enters through the passages (rule hits by
@@ -943,6 +944,26 @@ family are passage features): on the dev split, document-level rule features mad
 trust rules that fire on hard negatives (quoted attacks in test specs), and lost recall at low FPR.
 ``bow_logit`` (a bag-of-words logistic regression over the whole document, round 16 of
 ``benchmarks/model_selection.md``) lifted the dev criterion from 0.676 to 0.762."""
+
+
+ENGLISH_WORDS = ("the", "and", "of", "to", "is", "are", "you", "your", "for", "this", "that", "with", "be", "on",
+                 "it", "from", "by", "we", "our", "will", "have", "not", "an", "at", "or")
+"""English function words: a document holding few of them is read as not English (``non_english``)."""
+ENGLISH_ENOUGH = 4
+_ENGLISH_RE = re.compile(r"\b(?:" + "|".join(ENGLISH_WORDS) + r")\b")
+LANGUAGE_NAMES = frozenset({"non_english", "non_english_max", "non_english_bow"})
+"""Combiner inputs that need :func:`english_words` in the document counts (``en``)."""
+
+
+def english_words(low: str) -> int:
+    """Distinct :data:`ENGLISH_WORDS` in lower-cased ``low``'s first 4,000 characters, counted up to
+    :data:`ENGLISH_ENOUGH` (round 29 of ``benchmarks/model_selection.md``)."""
+    seen: set[str] = set()
+    for m in _ENGLISH_RE.finditer(low, 0, 4000):
+        seen.add(m.group())
+        if len(seen) >= ENGLISH_ENOUGH:
+            break
+    return len(seen)
 
 
 def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Finding],
@@ -980,6 +1001,11 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "doc_meta": min(doc_counts.get("meta", 0), 6) / 6.0,
         "bow_logit": max(-10.0, min(10.0, bow)) / 5.0,
     }
+    if "en" in doc_counts:
+        non_en = 1.0 - min(doc_counts["en"], ENGLISH_ENOUGH) / ENGLISH_ENOUGH
+        full["non_english"] = non_en
+        full["non_english_max"] = non_en * full["max_logit"]
+        full["non_english_bow"] = non_en * full["bow_logit"]
     return [full[n] for n in (DOC_NAMES if names is None else names)]
 
 
@@ -1181,6 +1207,7 @@ class Model:
                 DOC_ALL_NAMES) or len(meta["doc"]["names"]) != len(meta["doc"]["weights"]):
             raise ModelError("model.json's feature names do not match this code: retrain")
         self.doc_names = tuple(meta["doc"]["names"])
+        self.needs_english = not LANGUAGE_NAMES.isdisjoint(self.doc_names)
         floor = meta["doc"].get("rule_floor")
         self.rule_floor: float | None = None if floor is None else float(floor)
         self.meta = meta
@@ -1325,6 +1352,8 @@ class Model:
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
         spans, counts = candidate_passages(text, findings, self.opener, self.morphology)
+        if self.needs_english:
+            counts["en"] = english_words(text.lower())
         logits = []
         context = self.context_weight(counts) if spans else 0.0
         for s, e in spans:
