@@ -495,3 +495,15 @@ def test_a_model_with_language_inputs_scores_as_training_extracts():
     assert not M.Model(array("f", [0.0] * (2 * M.HASH_SIZE)),
                        dict(meta, doc=dict(meta["doc"], names=list(M.DOC_NAMES),
                                            weights=[0.0] * len(M.DOC_NAMES)))).needs_english
+
+
+def test_piecewise_linear_combiner_inputs_are_hinges_of_the_best_passage_and_the_bag_of_words():
+    names = tuple(f"max_logit_h{k}" for k in M.MAX_LOGIT_HINGES) + ("bow_logit_hm2", "bow_logit_h0",
+                                                                    "bow_logit_h2", "max_x_bow")
+    assert set(names) <= set(M.DOC_ALL_NAMES)
+    # best passage logit 5: hinges at 0, 2, 4, 6 give 5, 3, 1, 0 (over 5); bag of words -1: only the -2 hinge
+    assert M.doc_features([5.0, 1.0], 0.0, [], {}, names, bow=-1.0) == pytest.approx(
+        [1.0, 0.6, 0.2, 0.0, 0.2, 0.0, 0.0, -0.2])
+    # no passage: every passage hinge is 0; logits are clipped at 10 like max_logit
+    assert M.doc_features([], 0.0, [], {}, names[:4]) == [0.0, 0.0, 0.0, 0.0]
+    assert M.doc_features([40.0], 0.0, [], {}, ("max_logit_h6",)) == [pytest.approx(0.8)]

@@ -933,10 +933,16 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
     return v
 
 
+MAX_LOGIT_HINGES = (0, 2, 4, 6)
+BOW_LOGIT_HINGES = (-2, 0, 2)
+"""Knots of the piecewise-linear combiner inputs (round 30): ``max_logit_h4`` is max(0, best passage
+logit - 4) / 5, ``bow_logit_hm2`` max(0, bag-of-words logit + 2) / 5."""
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
                                   "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
                                   "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
-                                  "non_english_max", "non_english_bow")
+                                  "non_english_max", "non_english_bow") + tuple(
+    f"max_logit_h{k}" for k in MAX_LOGIT_HINGES) + tuple(
+    f"bow_logit_h{k}".replace("-", "m") for k in BOW_LOGIT_HINGES) + ("max_x_bow",)
 DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta",
                               "bow_logit")
 """The document features the combiner uses. Rule evidence enters through the passages (rule hits by
@@ -1001,6 +1007,12 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "doc_meta": min(doc_counts.get("meta", 0), 6) / 6.0,
         "bow_logit": max(-10.0, min(10.0, bow)) / 5.0,
     }
+    for k in MAX_LOGIT_HINGES:
+        full[f"max_logit_h{k}"] = max(0.0, min(10.0, m1) - k) / 5.0
+    bw = max(-10.0, min(10.0, bow))
+    for k in BOW_LOGIT_HINGES:
+        full[f"bow_logit_h{k}".replace("-", "m")] = max(0.0, bw - k) / 5.0
+    full["max_x_bow"] = full["max_logit"] * full["bow_logit"]
     if "en" in doc_counts:
         non_en = 1.0 - min(doc_counts["en"], ENGLISH_ENOUGH) / ENGLISH_ENOUGH
         full["non_english"] = non_en
