@@ -257,8 +257,8 @@ def test_model_without_its_bag_of_words_block_is_rejected():
     meta.pop("doc_bow")
     with pytest.raises(M.ModelError, match="doc_bow"):
         M.Model(w, meta)
-    no_bow = dict(model.meta, doc={"weights": [0.0] * 5, "names": [n for n in M.DOC_NAMES if n != "bow_logit"],
-                                   "bias": 0.0, "threshold_logit": 0.0})
+    old_names = ["max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta"]
+    no_bow = dict(model.meta, doc={"weights": [0.0] * 5, "names": old_names, "bias": 0.0, "threshold_logit": 0.0})
     no_bow.pop("doc_bow")
     assert M.Model(array("f", w[:M.HASH_SIZE]), no_bow).has_bow is False  # older single-block models load
 
@@ -476,7 +476,8 @@ def test_non_english_combiner_inputs_scale_the_best_passage_and_the_bag_of_words
 def test_a_model_with_language_inputs_scores_as_training_extracts():
     from array import array
 
-    names = list(M.DOC_NAMES) + ["non_english", "non_english_max"]
+    names = ["max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta", "bow_logit",
+             "non_english", "non_english_max"]
     meta = {"feature_version": M.FEATURE_VERSION, "hash_bits": M.HASH_BITS,
             "passage": {"bias": 0.0, "dense": [0.0] * len(M.DENSE_NAMES), "dense_names": list(M.DENSE_NAMES)},
             "doc": {"weights": [0.0] * (len(names) - 2) + [1.5, 0.7], "names": names, "bias": 0.0,
@@ -493,8 +494,7 @@ def test_a_model_with_language_inputs_scores_as_training_extracts():
         expected = sum(f * w for f, w in zip(feats, meta["doc"]["weights"]))
         assert model.doc_logit(text, [], 0.0) == pytest.approx(expected)
     assert not M.Model(array("f", [0.0] * (2 * M.HASH_SIZE)),
-                       dict(meta, doc=dict(meta["doc"], names=list(M.DOC_NAMES),
-                                           weights=[0.0] * len(M.DOC_NAMES)))).needs_english
+                       dict(meta, doc=dict(meta["doc"], names=names[:6], weights=[0.0] * 6))).needs_english
 
 
 def test_piecewise_linear_combiner_inputs_are_hinges_of_the_best_passage_and_the_bag_of_words():

@@ -100,6 +100,11 @@ before each comparison:
   1.5e-5): 0.838-0.844, none better. Round 26: 710 span-marked train records aimed at dev's weakest
   cells (``corpus/unadopted/train_tr26*``) 0.842 against 0.845: a tie, not adopted. Round 27: the
   twins for the bag of words only (:data:`TWINS_SCOPE`) 0.811: not adopted.
+- session 10, on the paired dev against 0.845: round 28, an imperative-morphology opener
+  (:data:`MORPH_OPENER`, :mod:`toolbound._detect.morph`) 0.842, with the induced lexicon 0.845;
+  round 29, combiner inputs saying how English the document is (``non_english`` ...) 0.843-0.845;
+  round 30, hinge inputs of the combiner (``max_logit_h0`` ...) 0.854 (+0.009, -0.001 to +0.025);
+  round 31, rule evidence in a clean context as passage features 0.839. None adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -488,12 +493,13 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
     return w, wd, b
 
 
-LEARN_OPENER = False
-"""Round 23's candidate L23: induce an opener lexicon from the train split's annotated spans
-(:func:`induce_opener`); its words open candidate passages (``model.json`` ``opener.learned``)."""
-MORPH_OPENER = False
-"""Round 28's candidates: words in an imperative form (:mod:`toolbound._detect.morph`) open passages
-as action verbs do (``model.json`` ``opener.morphology``)."""
+LEARN_OPENER = True
+"""Induce an opener lexicon from the train split's annotated spans (:func:`induce_opener`); its words
+open candidate passages (``model.json`` ``opener.learned``; round 23's candidate, shipped with round
+32's C32)."""
+MORPH_OPENER = True
+"""Words in an imperative form (:mod:`toolbound._detect.morph`) open passages as action verbs do
+(``model.json`` ``opener.morphology``; round 28's candidate, shipped with round 32's C32)."""
 OPENER_MIN_SPANS = 8
 OPENER_MIN_SHARE = 0.85
 _OPENER_WORD_RE = re.compile(r"[^\W\d_]{4,}")
