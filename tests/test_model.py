@@ -507,3 +507,54 @@ def test_piecewise_linear_combiner_inputs_are_hinges_of_the_best_passage_and_the
     # no passage: every passage hinge is 0; logits are clipped at 10 like max_logit
     assert M.doc_features([], 0.0, [], {}, names[:4]) == [0.0, 0.0, 0.0, 0.0]
     assert M.doc_features([40.0], 0.0, [], {}, ("max_logit_h6",)) == [pytest.approx(0.8)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Оформите заказ на мой аккаунт и отключите вход по SMS.", 1.0),
+    ('{"title": "报告", "body": "这是一个很长的中文内容，用于测试二十个字符以上的情况"}', 1.0),
+    ("El pedido está listo y la factura es para la cuenta que abrió por teléfono", 1.0),
+    ("Bitte ändern Sie die Adresse und die Lieferung für das Konto", 1.0),
+    ("La suite est dans le document pour nous", 0.75),
+    # English prose, and English JSON without function words, are not another language
+    ("Please send the file to the team and you will see it there.", 0.0),
+    ('{"product": {"name": "Widget", "price": 12, "unit": "per day", "refundable": "non"}}', 0.0),
+    # a few foreign words inside English prose do not make it foreign
+    ("The café served tapas con queso and the staff said que sera, sera to us all day.", 0.0),
+])
+def test_other_language_needs_evidence_of_another_language(text, expected):
+    assert M.other_language(text.lower()) == expected
+
+
+def test_other_language_inputs_reach_the_combiner():
+    names = ("other_language", "other_language_max", "other_language_bow")
+    assert M.OTHER_LANGUAGE_NAMES == set(names) and set(names) <= set(M.DOC_ALL_NAMES)
+    assert M.doc_features([5.0], 0.0, [], {"other": 0.5}, names, bow=2.5) == [0.5, 0.5, 0.25]
+
+
+_OPENER_WORDS = ["invoke", "invoked", "harvest", "entire", "estás", "intelligenza", "助手", "指示"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_OPENER_WORDS + ["x", "_", "9", " ", "-", "é", "Ⅻ", "²", "的", "\n", "ab"]),
+                max_size=40).map("".join))
+def test_learned_opener_spans_are_the_regex_matches(text):
+    op = M.compile_opener(_OPENER_WORDS)
+    low = text.lower()
+    assert op.spans(low) == [m.span() for m in op.regex.finditer(low)]
+
+
+def test_learned_opener_finds_whole_words_only():
+    op = M.compile_opener(["invoke", "harvest"])
+    assert op.spans("please invoke it; invoked; reinvoke; invoke_x; harvest.") == [(7, 13), (47, 54)]
+    assert op.search("then invoke") and not op.search("invoker")
+    assert M.compile_opener([]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list(M.FOREIGN_WORDS[:12]) + list(M.ENGLISH_WORDS[:8]) + [" ", ",", "x", "_", "é"]),
+                max_size=60).map(" ".join))
+def test_other_language_ascii_path_agrees_with_the_unicode_patterns(text):
+    low = text.lower()
+    ref = M._FOREIGN_RE.findall(low[:4000]), M._ENGLISH_RE.findall(low[:4000])
+    if low[:4000].isascii():
+        assert (M._FOREIGN_ASCII_RE.findall(low[:4000]), M._ENGLISH_ASCII_RE.findall(low[:4000])) == ref

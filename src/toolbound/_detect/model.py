@@ -673,17 +673,68 @@ def _doc_kinds(low: str) -> list[str]:
 LEARNED_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
-def compile_opener(words: Sequence[str]) -> re.Pattern[str] | None:
-    """One regex for an induced opener lexicon (``model.json`` ``opener.learned``, see
-    ``train.induce_opener``): whole words, lower-case; CJK entries (character bigrams) anywhere.
-    None when the list is empty."""
-    plain = sorted(w for w in words if not LEARNED_CJK_RE.search(w))
-    cjk = sorted(w for w in words if LEARNED_CJK_RE.search(w))
-    alts = ([r"\b(?:" + _trie(plain) + r")\b"] if plain else []) + ([_trie(cjk)] if cjk else [])
-    return re.compile("|".join(alts)) if alts else None
+_WORD_RUN_RE = re.compile(r"\w+")
 
 
-def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None,
+class LearnedOpener:
+    """An induced opener lexicon (``model.json`` ``opener.learned``, see ``train.induce_opener``):
+    whole words, lower-case; CJK entries (character bigrams) anywhere.
+
+    :attr:`regex` is the lexicon as one regex; :meth:`spans` finds the same matches, faster: a text
+    none of whose word runs is a lexicon word (most texts) costs one tokenising pass, and the words
+    it does hold are found with ``str.find``. (A whole-word match ``\\bword\\b`` of a word made of
+    letters is a maximal run of word characters equal to it.)
+    """
+
+    __slots__ = ("words", "regex", "pattern", "_plain", "_cjk", "_fast")
+
+    def __init__(self, words: Sequence[str]) -> None:
+        plain = sorted(w for w in words if not LEARNED_CJK_RE.search(w))
+        cjk = sorted(w for w in words if LEARNED_CJK_RE.search(w))
+        alts = ([r"\b(?:" + _trie(plain) + r")\b"] if plain else []) + ([_trie(cjk)] if cjk else [])
+        self.words = tuple(words)
+        self.regex = re.compile("|".join(alts))
+        self.pattern = self.regex.pattern
+        self._plain = frozenset(plain)
+        self._cjk = re.compile(_trie(cjk)) if cjk else None
+        self._fast = all(_is_word_char(c) for w in plain for c in w)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.regex.search(text)
+
+    def spans(self, low: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of the lexicon's matches in lower-cased ``low``, as ``regex.finditer``
+        gives them."""
+        if not self._fast or self._cjk is not None and not low.isascii() and self._cjk.search(low) is not None:
+            return [m.span() for m in self.regex.finditer(low)]  # CJK entries: the regex itself
+        present = self._plain.intersection(_WORD_RUN_RE.findall(low))
+        if not present:
+            return []
+        out = []
+        n = len(low)
+        for w in present:
+            k = len(w)
+            i = low.find(w)
+            while i >= 0:
+                j = i + k
+                if (i == 0 or not _is_word_char(low[i - 1])) and (j == n or not _is_word_char(low[j])):
+                    out.append((i, j))
+                i = low.find(w, j)
+        out.sort()
+        return out
+
+
+def _is_word_char(c: str) -> bool:
+    """What ``\\w`` matches in a str pattern."""
+    return c.isalnum() or c == "_"
+
+
+def compile_opener(words: Sequence[str]) -> LearnedOpener | None:
+    """A :class:`LearnedOpener` for an induced opener lexicon (None when the list is empty)."""
+    return LearnedOpener(words) if words else None
+
+
+def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
                        morphology: bool = False) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
 
@@ -700,7 +751,7 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: re.P
     low = text.lower()
     hits, counts = cue_scan(text, low)
     if opener is not None:
-        learned = [(m.start(), m.end(), TRIG) for m in opener.finditer(low)]
+        learned = [(s, e, TRIG) for s, e in opener.spans(low)]
         if learned:
             hits = sorted(hits + learned)
     if morphology:
@@ -941,21 +992,24 @@ logit - 4) / 5, ``bow_logit_hm2`` max(0, bag-of-words logit + 2) / 5."""
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
                                   "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
                                   "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
-                                  "non_english_max", "non_english_bow") + tuple(
+                                  "non_english_max", "non_english_bow", "other_language", "other_language_max",
+                                  "other_language_bow") + tuple(
     f"max_logit_h{k}" for k in MAX_LOGIT_HINGES) + tuple(
     f"bow_logit_h{k}".replace("-", "m") for k in BOW_LOGIT_HINGES) + ("max_x_bow",)
 DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta",
-                              "bow_logit", "non_english", "non_english_max", "non_english_bow", "max_logit_h0",
-                              "max_logit_h2", "max_logit_h4", "max_logit_h6", "bow_logit_hm2", "bow_logit_h0",
-                              "bow_logit_h2")
+                              "bow_logit", "max_logit_h0", "max_logit_h2", "max_logit_h4", "max_logit_h6",
+                              "bow_logit_hm2", "bow_logit_h0", "bow_logit_h2", "other_language",
+                              "other_language_max", "other_language_bow")
 """The document features the combiner uses. Rule evidence enters through the passages (rule hits by
 family are passage features): on the dev split, document-level rule features made the combiner
 trust rules that fire on hard negatives (quoted attacks in test specs), and lost recall at low FPR.
 ``bow_logit`` (a bag-of-words logistic regression over the whole document, round 16 of
 ``benchmarks/model_selection.md``) lifted the dev criterion from 0.676 to 0.762. Round 32 added how
-English the document is (``non_english``: the passage model's logits run lower, in both classes, in
-languages with less training data) and hinges of the best passage and bag-of-words logits (a strong
-passage is not outvoted linearly by an ordinary-looking carrier): paired dev 0.845 -> 0.863."""
+far the document is from English and hinges of the best passage and bag-of-words logits (a strong
+passage is not outvoted linearly by an ordinary-looking carrier): paired dev 0.845 -> 0.863. The
+passage model's logits run lower, in both classes, in languages with less training data. Round 33
+measures that as evidence of another language (:func:`other_language`) instead of a lack of English
+function words (``non_english``, which called English JSON foreign): 0.869."""
 
 
 ENGLISH_WORDS = ("the", "and", "of", "to", "is", "are", "you", "your", "for", "this", "that", "with", "be", "on",
@@ -965,6 +1019,55 @@ ENGLISH_ENOUGH = 4
 _ENGLISH_RE = re.compile(r"\b(?:" + "|".join(ENGLISH_WORDS) + r")\b")
 LANGUAGE_NAMES = frozenset({"non_english", "non_english_max", "non_english_bow"})
 """Combiner inputs that need :func:`english_words` in the document counts (``en``)."""
+OTHER_LANGUAGE_NAMES = frozenset({"other_language", "other_language_max", "other_language_bow"})
+"""Combiner inputs that need :func:`other_language` in the document counts (``other``)."""
+FOREIGN_WORDS = (
+    # Spanish, French, German, Italian, Portuguese function words that are not also English words,
+    # abbreviations or name parts ("per", "non", "die", "con", "des", "est", "com", "los", "las",
+    # "del", "mit", "il", "dos" are left out)
+    "el", "que", "por", "una", "pero", "está", "también", "esta", "este",
+    "une", "pour", "avec", "dans", "vous", "nous", "qui", "cette", "sont", "mais",
+    "der", "und", "nicht", "ist", "sie", "ein", "eine", "für", "auf", "bitte", "wir", "ihr",
+    "che", "della", "sono", "gli", "questo", "anche", "essere",
+    "não", "você", "uma", "mais", "seu", "sua", "também",
+)
+_FOREIGN_RE = re.compile(r"\b(?:" + "|".join(sorted(set(FOREIGN_WORDS), key=len, reverse=True)) + r")\b")
+# On ASCII text the same words with re.ASCII (the same matches there, found faster)
+_FOREIGN_ASCII_RE = re.compile(_FOREIGN_RE.pattern, re.ASCII)
+_ENGLISH_ASCII_RE = re.compile(_ENGLISH_RE.pattern, re.ASCII)
+_NON_LATIN_RE = re.compile("[\u0370-\u03ff\u0400-\u052f\u0590-\u06ff\u0750-\u077f\u0900-\u0dff\u0e00-\u0e7f"
+                           "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+NON_LATIN_ENOUGH = 20
+
+
+def other_language(low: str) -> float:
+    """How clearly lower-cased ``low`` (its first 4,000 characters) is written in a language other than
+    English (round 33 of ``benchmarks/model_selection.md``): 1.0 with at least :data:`NON_LATIN_ENOUGH`
+    letters of a non-Latin script; else min(k, 4) / 4 for k >= 2 distinct :data:`FOREIGN_WORDS`
+    when there are more of them than distinct :data:`ENGLISH_WORDS`; else 0.0. English JSON without
+    function words is 0.0, not "not English"."""
+    head = low[:4000]
+    foreign_re, english_re = _FOREIGN_ASCII_RE, _ENGLISH_ASCII_RE
+    if not head.isascii():
+        foreign_re, english_re = _FOREIGN_RE, _ENGLISH_RE
+        n = 0
+        for _ in _NON_LATIN_RE.finditer(head):
+            n += 1
+            if n >= NON_LATIN_ENOUGH:
+                return 1.0
+    foreign: set[str] = set()
+    for m in foreign_re.finditer(head):
+        foreign.add(m.group())
+        if len(foreign) >= ENGLISH_ENOUGH:
+            break
+    if len(foreign) < 2:
+        return 0.0  # one word ("per", "non", "die") is as likely an English text's
+    english: set[str] = set()
+    for m in english_re.finditer(head):
+        english.add(m.group())
+        if len(english) >= len(foreign):
+            return 0.0
+    return min(len(foreign), ENGLISH_ENOUGH) / ENGLISH_ENOUGH
 
 
 def english_words(low: str) -> int:
@@ -1019,6 +1122,11 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
     for k in BOW_LOGIT_HINGES:
         full[f"bow_logit_h{k}".replace("-", "m")] = max(0.0, bw - k) / 5.0
     full["max_x_bow"] = full["max_logit"] * full["bow_logit"]
+    if "other" in doc_counts:
+        other = doc_counts["other"]
+        full["other_language"] = other
+        full["other_language_max"] = other * full["max_logit"]
+        full["other_language_bow"] = other * full["bow_logit"]
     if "en" in doc_counts:
         non_en = 1.0 - min(doc_counts["en"], ENGLISH_ENOUGH) / ENGLISH_ENOUGH
         full["non_english"] = non_en
@@ -1160,7 +1268,7 @@ def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
     return [i for t in toks for i in bow_token_ids(t, subwords)], 1.0 / math.sqrt(len(toks) + 1)
 
 
-def extract(text: str, findings: Sequence[Finding] = (), opener: re.Pattern[str] | None = None,
+def extract(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
             morphology: bool = False) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
     spans, counts = candidate_passages(text, findings, opener, morphology)
@@ -1226,6 +1334,7 @@ class Model:
             raise ModelError("model.json's feature names do not match this code: retrain")
         self.doc_names = tuple(meta["doc"]["names"])
         self.needs_english = not LANGUAGE_NAMES.isdisjoint(self.doc_names)
+        self.needs_other = not OTHER_LANGUAGE_NAMES.isdisjoint(self.doc_names)
         floor = meta["doc"].get("rule_floor")
         self.rule_floor: float | None = None if floor is None else float(floor)
         self.meta = meta
@@ -1372,6 +1481,8 @@ class Model:
         spans, counts = candidate_passages(text, findings, self.opener, self.morphology)
         if self.needs_english:
             counts["en"] = english_words(text.lower())
+        if self.needs_other:
+            counts["other"] = other_language(text.lower())  # type: ignore[assignment]
         logits = []
         context = self.context_weight(counts) if spans else 0.0
         for s, e in spans:
