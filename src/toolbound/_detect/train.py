@@ -109,7 +109,10 @@ before each comparison:
   to +0.038; dev 0.858), shipped**. Round 33, after its held-out figures showed the language input
   reading English JSON as foreign: that input replaced by evidence of another language
   (``model.other_language``), non-inferiority rule: **0.869 (+0.006 against round 32, -0.001 to
-  +0.014), shipped**; without any language input 0.861.
+  +0.014), shipped**; without any language input 0.861. Round 34, after the induced lexicon was
+  seen to hold the corpus generator's fictional brands ("omega"): opener words from at least 3
+  sources (:data:`OPENER_MIN_SOURCES`), non-inferiority rule: **0.867 (-0.002 against round 33,
+  -0.004 to +0.001), shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -507,6 +510,10 @@ open candidate passages (``model.json`` ``opener.learned``; round 23's candidate
 MORPH_OPENER = True
 """Words in an imperative form (:mod:`toolbound._detect.morph`) open passages as action verbs do
 (``model.json`` ``opener.morphology``; round 28's candidate, shipped with round 32's C32)."""
+OPENER_MIN_SOURCES = 3
+"""Distinct sources (the generator, or an authored file's id prefix) whose injections must hold an
+induced opener word inside their spans: a word one author or one script keeps reusing (the
+generator's fictional brands, "omega", "fakecorp") is that source's vocabulary (round 34)."""
 OPENER_MIN_SPANS = 8
 OPENER_MIN_SHARE = 0.85
 _OPENER_WORD_RE = re.compile(r"[^\W\d_]{4,}")
@@ -529,6 +536,7 @@ def induce_opener(train_recs: Sequence[dict[str, Any]]) -> list[str]:
     or outside an injection's spans. Sorted."""
     inside: dict[str, int] = {}
     elsewhere: dict[str, int] = {}
+    sources: dict[str, set[str]] = {}
     for r in train_recs:
         low = r["text"].lower()
         sp = r.get("_spans") if int(r["label"]) == 1 else None
@@ -544,12 +552,24 @@ def induce_opener(train_recs: Sequence[dict[str, Any]]) -> list[str]:
                 pos = max(pos, b)
             parts.append(low[pos:])
             out_text = "\n".join(parts)
+        src = record_source(r)
         for w in ins:
             inside[w] = inside.get(w, 0) + 1
+            sources.setdefault(w, set()).add(src)
         for w in _opener_terms(out_text):
             elsewhere[w] = elsewhere.get(w, 0) + 1
     return sorted(w for w, a in inside.items()
-                  if a >= OPENER_MIN_SPANS and a / (a + elsewhere.get(w, 0)) >= OPENER_MIN_SHARE)
+                  if a >= OPENER_MIN_SPANS and a / (a + elsewhere.get(w, 0)) >= OPENER_MIN_SHARE
+                  and len(sources[w]) >= OPENER_MIN_SOURCES)
+
+
+def record_source(rec: dict[str, Any]) -> str:
+    """Who wrote a record: its generator (``source`` ``generated:<script>``), or for an authored record
+    its file's id prefix (``tr9a-0012`` -> ``tr9a``)."""
+    source = str(rec.get("source", ""))
+    if source.startswith("generated"):
+        return source
+    return str(rec.get("id", "")).split("-", 1)[0]
 
 
 def span_targets(docs: Sequence[Doc]) -> list[int]:
@@ -867,6 +887,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     if learned:
         meta["opener"] = {"learned": learned, "min_spans": OPENER_MIN_SPANS, "min_share": OPENER_MIN_SHARE,
                           "source": "train spans (train.induce_opener)"}
+        if OPENER_MIN_SOURCES > 1:
+            meta["opener"]["min_sources"] = OPENER_MIN_SOURCES
     if MORPH_OPENER:
         meta.setdefault("opener", {})["morphology"] = True
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
