@@ -110,7 +110,7 @@ before each comparison:
   reading English JSON as foreign: that input replaced by evidence of another language
   (``model.other_language``), non-inferiority rule: **0.869 (+0.006 against round 32, -0.001 to
   +0.014), shipped**; without any language input 0.861. Round 34, after the induced lexicon was
-  seen to hold the corpus generator's fictional brands ("omega"): opener words from at least 3
+  seen to hold the corpus generator's fixed attacker names ("omega"): opener words from at least 3
   sources (:data:`OPENER_MIN_SOURCES`), non-inferiority rule: **0.867 (-0.002 against round 33,
   -0.004 to +0.001), shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
@@ -513,7 +513,7 @@ MORPH_OPENER = True
 OPENER_MIN_SOURCES = 3
 """Distinct sources (the generator, or an authored file's id prefix) whose injections must hold an
 induced opener word inside their spans: a word one author or one script keeps reusing (the
-generator's fictional brands, "omega", "fakecorp") is that source's vocabulary (round 34)."""
+generator's fixed attacker names, "omega", "fakecorp") is that source's vocabulary (round 34)."""
 OPENER_MIN_SPANS = 8
 OPENER_MIN_SHARE = 0.85
 _OPENER_WORD_RE = re.compile(r"[^\W\d_]{4,}")
