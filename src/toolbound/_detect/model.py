@@ -1070,6 +1070,25 @@ def other_language(low: str) -> float:
     return min(len(foreign), ENGLISH_ENOUGH) / ENGLISH_ENOUGH
 
 
+def language_needs(names: Sequence[str]) -> tuple[bool, bool]:
+    """Whether combiner inputs ``names`` need :func:`english_words` (``en``) and :func:`other_language`
+    (``other``) in the document counts."""
+    return not LANGUAGE_NAMES.isdisjoint(names), not OTHER_LANGUAGE_NAMES.isdisjoint(names)
+
+
+def language_counts(text: str, english: bool, other: bool) -> dict[str, float]:
+    """The document counts the language inputs read (see :func:`language_needs`); training and
+    inference both fill them here."""
+    out: dict[str, float] = {}
+    if english or other:
+        low = text.lower()
+        if english:
+            out["en"] = english_words(low)
+        if other:
+            out["other"] = other_language(low)
+    return out
+
+
 def english_words(low: str) -> int:
     """Distinct :data:`ENGLISH_WORDS` in lower-cased ``low``'s first 4,000 characters, counted up to
     :data:`ENGLISH_ENOUGH` (round 29 of ``benchmarks/model_selection.md``)."""
@@ -1333,8 +1352,7 @@ class Model:
                 DOC_ALL_NAMES) or len(meta["doc"]["names"]) != len(meta["doc"]["weights"]):
             raise ModelError("model.json's feature names do not match this code: retrain")
         self.doc_names = tuple(meta["doc"]["names"])
-        self.needs_english = not LANGUAGE_NAMES.isdisjoint(self.doc_names)
-        self.needs_other = not OTHER_LANGUAGE_NAMES.isdisjoint(self.doc_names)
+        self.needs_english, self.needs_other = language_needs(self.doc_names)
         floor = meta["doc"].get("rule_floor")
         self.rule_floor: float | None = None if floor is None else float(floor)
         self.meta = meta
@@ -1479,10 +1497,8 @@ class Model:
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
         spans, counts = candidate_passages(text, findings, self.opener, self.morphology)
-        if self.needs_english:
-            counts["en"] = english_words(text.lower())
-        if self.needs_other:
-            counts["other"] = other_language(text.lower())  # type: ignore[assignment]
+        if self.needs_english or self.needs_other:
+            counts.update(language_counts(text, self.needs_english, self.needs_other))  # type: ignore[arg-type]
         logits = []
         context = self.context_weight(counts) if spans else 0.0
         for s, e in spans:

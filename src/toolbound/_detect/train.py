@@ -264,10 +264,7 @@ class Doc:
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
         self.rows, self.counts = M.extract(self.text, self.findings, opener, MORPH_OPENER)
-        if not M.LANGUAGE_NAMES.isdisjoint(M.DOC_NAMES):
-            self.counts["en"] = M.english_words(self.text.lower())
-        if not M.OTHER_LANGUAGE_NAMES.isdisjoint(M.DOC_NAMES):
-            self.counts["other"] = M.other_language(self.text.lower())
+        self.counts.update(M.language_counts(self.text, *M.language_needs(M.DOC_NAMES)))  # type: ignore[arg-type]
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
             spans = None if BOW_SCOPE == "document" else [(r.start, r.end) for r in self.rows]
