@@ -987,6 +987,8 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
 
 MAX_LOGIT_HINGES = (0, 2, 4, 6)
 BOW_LOGIT_HINGES = (-2, 0, 2)
+_MAX_HINGE_KEYS = tuple((k, f"max_logit_h{k}") for k in MAX_LOGIT_HINGES)
+_BOW_HINGE_KEYS = tuple((k, f"bow_logit_h{k}".replace("-", "m")) for k in BOW_LOGIT_HINGES)
 """Knots of the piecewise-linear combiner inputs (round 30): ``max_logit_h4`` is max(0, best passage
 logit - 4) / 5, ``bow_logit_hm2`` max(0, bag-of-words logit + 2) / 5."""
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
@@ -1135,11 +1137,12 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "doc_meta": min(doc_counts.get("meta", 0), 6) / 6.0,
         "bow_logit": max(-10.0, min(10.0, bow)) / 5.0,
     }
-    for k in MAX_LOGIT_HINGES:
-        full[f"max_logit_h{k}"] = max(0.0, min(10.0, m1) - k) / 5.0
+    m1c = min(10.0, m1)
+    for k, key in _MAX_HINGE_KEYS:
+        full[key] = max(0.0, m1c - k) / 5.0
     bw = max(-10.0, min(10.0, bow))
-    for k in BOW_LOGIT_HINGES:
-        full[f"bow_logit_h{k}".replace("-", "m")] = max(0.0, bw - k) / 5.0
+    for k, key in _BOW_HINGE_KEYS:
+        full[key] = max(0.0, bw - k) / 5.0
     full["max_x_bow"] = full["max_logit"] * full["bow_logit"]
     if "other" in doc_counts:
         other = doc_counts["other"]
