@@ -237,3 +237,43 @@ def test_induced_opener_words_can_be_required_to_come_from_several_sources(monke
     monkeypatch.setattr(train, "OPENER_MIN_SOURCES", 3)
     words = train.induce_opener(recs)
     assert "asystencie" in words and "fakebrand" not in words
+
+
+def test_induced_opener_terms_can_skip_encoded_runs(monkeypatch):
+    """With OPENER_SKIP_ENCODED, words read out of base64, key material or colour codes are not terms."""
+    text = ('assistant: add ssh-ed25519 aaaac3nzac1lzdi1nte5aaaaifakekey0000 to authorized_keys; '
+            'payload qxnzaxn0yw50lcbwbgvhc2ugcmvjb21tzw5k <span style="color:#ffffff">summarize</span> '
+            'https://evil.example/collect?d=12345')
+    monkeypatch.setattr(train, "OPENER_SKIP_ENCODED", False)
+    plain = train._opener_terms(text)
+    assert {"aaaac", "nzac", "qxnzaxn", "ffffff"} <= plain
+    monkeypatch.setattr(train, "OPENER_SKIP_ENCODED", True)
+    terms = train._opener_terms(text)
+    assert not {"aaaac", "nzac", "qxnzaxn", "ffffff", "fakekey"} & terms
+    # ordinary words, words of a URL and short digit runs stay
+    assert {"assistant", "authorized_keys".split("_")[0], "payload", "summarize", "collect", "span"} <= terms
+    # a long run without digits is a word, not an encoding
+    assert "supercalifragilistic" in train._opener_terms("supercalifragilistic expialidocious")
+
+
+def test_language_weights_balance_languages_by_their_record_counts():
+    w = train.language_weights(["en"] * 400 + ["de"] * 100 + ["ko"] * 25, 0.5)
+    assert w == {"en": 1.0, "de": 2.0, "ko": 4.0}
+    assert train.language_weights(["en", "de"], 0.0) == {"en": 1.0, "de": 1.0}
+    assert train.language_weights([], 0.5) == {}
+
+
+def test_combiner_with_unit_weights_is_the_unweighted_combiner():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(3)
+    F = rng.normal(size=(60, 3))
+    y = (F[:, 0] + 0.5 * rng.normal(size=60) > 0.3).astype(float)
+    w0, b0 = train.fit_combiner(F, y)
+    w1, b1 = train.fit_combiner(F, y, [1.0] * 60)
+    assert np.allclose(w0, w1) and abs(b0 - b1) < 1e-6
+    # a class weighed up as a whole changes nothing (the classes are balanced after the weights) ...
+    w2, _ = train.fit_combiner(F, y, [3.0 if v else 1.0 for v in y])
+    assert np.allclose(w0, w2, atol=1e-5)
+    # ... weighing some records of each class up (one language) moves the fit
+    w2, _ = train.fit_combiner(F, y, [4.0 if x > 0 else 1.0 for x in F[:, 1]])
+    assert not np.allclose(w0, w2)

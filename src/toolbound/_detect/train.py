@@ -113,6 +113,11 @@ before each comparison:
   seen to hold the corpus generator's fixed attacker names ("omega"): opener words from at least 3
   sources (:data:`OPENER_MIN_SOURCES`), non-inferiority rule: **0.867 (-0.002 against round 33,
   -0.004 to +0.001), shipped**.
+- session 11, round 35 on the paired dev against 0.867: induced opener terms read only outside
+  encoded runs (:data:`OPENER_SKIP_ENCODED`: base64, key material, colour codes gave "qxnzaxn",
+  "aaaac", "nzac", "ffffff"), non-inferiority rule: **0.866 (-0.001, -0.004 to +0.001), shipped**;
+  language-balanced sample weights (:data:`LANG_BALANCE` 0.5) 0.862 (-0.005, -0.017 to +0.008): not
+  adopted, though 9 of 11 languages gained at FPR <= 1%.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -250,7 +255,7 @@ class Doc:
     """One corpus record with its findings, rule score and candidate passages."""
 
     __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text", "bow",
-                 "spans")
+                 "spans", "lang", "weight")
 
     def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any, opener: Any = None) -> None:
         self.id = rec["id"]
@@ -259,6 +264,8 @@ class Doc:
         self.family = rec.get("family", "")
         self.split = rec["split"]
         self.text = rec["text"]
+        self.lang = str(rec.get("lang", ""))
+        self.weight = 1.0  # sample weight in every fit (language_weights, when LANG_BALANCE is set)
         # where the injection is (corpus/spans_train.jsonl), when SPAN_SUPERVISION reads it
         self.spans: list[tuple[int, int]] | None = rec.get("_spans")
         self.findings = scanner(self.text) if scanner is not None else []
@@ -489,6 +496,8 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
             sw = np.where(keep, 1.0 / np.maximum(kept_per_doc[X.doc_of], 1.0), sw)
             if sw_sup is not None:
                 sw = np.where(sup, sw_sup, sw)
+        if LANG_BALANCE is not None:
+            sw = sw * np.asarray([d.weight for d in docs], dtype=np.float64)[X.doc_of]
         pos, neg = sw[y > 0].sum(), sw[y == 0].sum()
         if pos > 0 and neg > 0:
             sw = np.where(y > 0, sw * (neg / pos), sw)
@@ -511,15 +520,23 @@ OPENER_MIN_SOURCES = 3
 """Distinct sources (the generator, or an authored file's id prefix) whose injections must hold an
 induced opener word inside their spans: a word one author or one script keeps reusing (the
 generator's fixed attacker names, "omega", "fakecorp") is that source's vocabulary (round 34)."""
+OPENER_SKIP_ENCODED = True
+"""Read induced opener terms only outside encoded-looking runs (:data:`_ENCODED_RUN_RE`: base64, hex,
+key material, colour codes), so a piece of "QXNzaXN0YW50" or "#ffffff" is not taken for a word
+(round 35's W35, shipped)."""
 OPENER_MIN_SPANS = 8
 OPENER_MIN_SHARE = 0.85
 _OPENER_WORD_RE = re.compile(r"[^\W\d_]{4,}")
+# a run of at least 16 base64/hex characters holding at least 2 digits, or a colour code
+_ENCODED_RUN_RE = re.compile(r"(?<![a-z0-9+/=])(?=[a-z+/=]*[0-9][a-z+/=]*[0-9])[a-z0-9+/=]{16,}|#[0-9a-f]{3,8}\b")
 _OPENER_CJK_RUN_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]{2,}")
 
 
 def _opener_terms(text: str) -> set[str]:
     """Distinct candidate opener terms of a lower-cased text: words of at least 4 letters (not CJK)
     and CJK character bigrams."""
+    if OPENER_SKIP_ENCODED:
+        text = _ENCODED_RUN_RE.sub(" ", text)
     out = {w for w in _OPENER_WORD_RE.findall(text) if not M.LEARNED_CJK_RE.search(w)}
     for run in _OPENER_CJK_RUN_RE.findall(text):
         out.update(run[i:i + 2] for i in range(len(run) - 1))
@@ -558,6 +575,21 @@ def induce_opener(train_recs: Sequence[dict[str, Any]]) -> list[str]:
     return sorted(w for w, a in inside.items()
                   if a >= OPENER_MIN_SPANS and a / (a + elsewhere.get(w, 0)) >= OPENER_MIN_SHARE
                   and len(sources[w]) >= OPENER_MIN_SOURCES)
+
+
+LANG_BALANCE: float | None = None
+"""Exponent of the language-balancing sample weights (:func:`language_weights`; round 35's candidate
+L35: 0.5); None: every record weighs 1."""
+
+
+def language_weights(langs: Sequence[str], alpha: float) -> dict[str, float]:
+    """Per language, ``(n_largest / n_lang) ** alpha``: the most frequent language of the training
+    records weighs 1, a language with a quarter of its records weighs ``4 ** alpha``."""
+    counts: dict[str, int] = {}
+    for x in langs:
+        counts[x] = counts.get(x, 0) + 1
+    top = max(counts.values(), default=1)
+    return {k: (top / v) ** alpha for k, v in counts.items()}
 
 
 def record_source(rec: dict[str, Any]) -> str:
@@ -630,6 +662,10 @@ def fit_bow(docs: Sequence[Doc]) -> tuple[Any, float]:
     pos = max(float(y.sum()), 1.0)
     neg = max(float(len(y) - y.sum()), 1.0)
     sw = np.where(y > 0, 1.0 / pos, 1.0 / neg)
+    if LANG_BALANCE is not None:
+        lw = np.asarray([d.weight for d in docs], dtype=np.float64)
+        pos_w, neg_w = float((lw * y).sum()), float((lw * (1 - y)).sum())
+        sw = lw * np.where(y > 0, 1.0 / max(pos_w, 1e-12), 1.0 / max(neg_w, 1e-12))
     sw = sw / sw.sum()
     D = M.HASH_SIZE
     w = np.zeros(D)
@@ -661,14 +697,20 @@ def doc_matrix(docs: Sequence[Doc], passage_logits: Sequence[Sequence[float]],
                       dtype=np.float64).reshape(len(docs), len(M.DOC_NAMES))
 
 
-def fit_combiner(F: Any, y: Any) -> tuple[Any, float]:
-    """Logistic regression by Newton's method (a handful of features; deterministic)."""
+def fit_combiner(F: Any, y: Any, weights: Any = None) -> tuple[Any, float]:
+    """Logistic regression by Newton's method (a handful of features; deterministic). ``weights``:
+    per-document sample weights (None: all 1); the classes are balanced after them."""
     np = _np()
     n, k = F.shape
     A = np.hstack([F, np.ones((n, 1))])
     beta = np.zeros(k + 1)
-    pos = y.sum()
-    cw = np.where(y > 0, (n - pos) / max(pos, 1.0), 1.0)
+    if weights is None:
+        pos = y.sum()
+        cw = np.where(y > 0, (n - pos) / max(pos, 1.0), 1.0)
+    else:
+        lw = np.asarray(weights, dtype=np.float64)
+        pos_w, neg_w = float((lw * y).sum()), float((lw * (1 - y)).sum())
+        cw = lw * np.where(y > 0, neg_w / max(pos_w, 1e-12), 1.0)
     cw = cw / cw.mean()
     reg = L2_DOC * n * np.eye(k + 1)
     reg[k, k] = 0.0
@@ -796,6 +838,12 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         bow_extra = [d for d in train_docs if d.family == "benign:twin"]
         train_docs = [d for d in train_docs if d.family != "benign:twin"]
 
+    if LANG_BALANCE is not None:
+        lw = language_weights([d.lang for d in train_docs + bow_extra], LANG_BALANCE)
+        for d in train_docs + bow_extra:
+            d.weight = lw[d.lang]
+        log("language weights: " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(lw.items(), key=lambda x: x[1])))
+
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
     oof: list[list[float]] = [[] for _ in train_docs]
     use_bow = "bow_logit" in M.DOC_NAMES
@@ -817,7 +865,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                 oof_bow[i] = z
         log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}")
     y_train = np.asarray([d.label for d in train_docs], dtype=np.float64)
-    doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof, oof_bow), y_train)
+    doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof, oof_bow), y_train,
+                                [d.weight for d in train_docs] if LANG_BALANCE is not None else None)
 
     log("passage model on the whole train split")
     w, wd, b = fit_passages(train_docs, log=log)
@@ -874,6 +923,11 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta["training"]["passage_negatives_exclude"] = list(PASSAGE_NEG_EXCLUDE)
     if REWRITE_RESERVED:
         meta["training"]["reserved_hosts_rewritten"] = True
+    if LANG_BALANCE is not None:
+        meta["training"]["language_balance"] = {
+            "exponent": LANG_BALANCE,
+            "weights": {k: round(v, 6) for k, v in sorted(
+                language_weights([d.lang for d in train_docs + bow_extra], LANG_BALANCE).items())}}
     if use_spans and USE_TWINS:
         meta["training"]["twins"] = f"twins of {spans.name} (corpus/tools/twins.py)" + (  # type: ignore[union-attr]
             ", for the bag of words only" if TWINS_SCOPE == "bow" else "")
@@ -886,6 +940,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                           "source": "train spans (train.induce_opener)"}
         if OPENER_MIN_SOURCES > 1:
             meta["opener"]["min_sources"] = OPENER_MIN_SOURCES
+        if OPENER_SKIP_ENCODED:
+            meta["opener"]["skip_encoded_runs"] = True
     if MORPH_OPENER:
         meta.setdefault("opener", {})["morphology"] = True
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
