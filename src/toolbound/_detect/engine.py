@@ -54,6 +54,8 @@ DAMPEN_RADIUS = 400   # characters around a context match within which evidence 
 MAX_FINDINGS_PER_RULE = 50
 MAX_ANCHORED = 16  # a window with more candidate match starts than this is searched as a whole
 MAX_FIRSTS = 64    # start strings looked up per window before a rule is searched as a whole
+SHORT_SCAN = 64    # texts up to this length have their findings cached (ids, names, statuses, labels)
+SHORT_SCAN_LIMIT = 8192
 
 # Strong keywords whose rot13 forms are added to the prefilter: rot13 is decoded only where one hits.
 _ROT13_KEYWORDS = ("ignore", "disregard", "instructions", "previous", "system prompt", "assistant",
@@ -132,6 +134,10 @@ class Scanner:
     def __init__(self, rules: Sequence[Rule], *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
         self.timeout = timeout
+        # Findings of short texts (at most SHORT_SCAN characters): a scan is a pure function of the
+        # text, and the same statuses, labels and names come back in result after result. Emptied
+        # when full; a result with an engine.timeout finding is never kept (timing is not the text).
+        self._short: dict[str, tuple[Finding, ...]] = {}
         self._pattern_rules = [i for i, r in enumerate(self.rules) if r.compiled]
         # A rule's patterns joined into one alternation: one pass over a window instead of one per
         # pattern (the regex module's per-call cost dominates on short windows).
@@ -250,7 +256,17 @@ class Scanner:
         such finding is still found (a match lies inside its window). Context rules and encoded
         runs are scanned as usual, so weakening and decoding see what they always see.
         """
-        return self._findings(self._scan(text, 0, across))
+        if across is not None or len(text) > SHORT_SCAN:
+            return self._findings(self._scan(text, 0, across))
+        hit = self._short.get(text)
+        if hit is not None:
+            return list(hit)
+        out = self._findings(self._scan(text, 0))
+        if not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
+            if len(self._short) >= SHORT_SCAN_LIMIT:
+                self._short.clear()
+            self._short[text] = tuple(out)
+        return out
 
     def prefilter_hits(self, text: str) -> bool:
         """Whether any literal of any rule occurs in ``text``."""
