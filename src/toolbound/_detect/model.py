@@ -729,13 +729,17 @@ def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
+_WORD_ONLY_RE = re.compile(r"\w+")
+
+
 def compile_opener(words: Sequence[str]) -> LearnedOpener | None:
     """A :class:`LearnedOpener` for an induced opener lexicon (None when the list is empty)."""
     return LearnedOpener(words) if words else None
 
 
 def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
-                       morphology: bool = False) -> tuple[list[tuple[int, int]], dict[str, int]]:
+                       morphology: bool = False, verbs: LearnedOpener | None = None
+                       ) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
 
     A passage is opened by a strong cue (AI-addressing, override, secrecy, conditional,
@@ -747,6 +751,8 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
     another. ``opener``: a model's induced lexicon (:func:`compile_opener`); each of its words opens
     a passage on its own too. ``morphology``: words in an imperative form
     (:func:`toolbound._detect.morph.imperative_hits`) count as action verbs too, where no cue starts.
+    ``verbs``: a model's list of imperative and infinitive verb forms (``model.json``
+    ``opener.verbs``), whole words that count as action verbs too, where no cue starts.
     """
     low = text.lower()
     hits, counts = cue_scan(text, low)
@@ -763,6 +769,13 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
             imp_hits = [(s, e, ACT) for s, e in imp if s not in have]
             if imp_hits:
                 hits = sorted(hits + imp_hits)
+    if verbs is not None:
+        vs = verbs.spans(low)
+        if vs:
+            have = {h[0] for h in hits}
+            verb_hits = [(s, e, ACT) for s, e in vs if s not in have]
+            if verb_hits:
+                hits = sorted(hits + verb_hits)
     spans: list[tuple[int, int]] = []
     last_end = -1
     nh = len(hits)
@@ -1291,9 +1304,9 @@ def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
 
 
 def extract(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
-            morphology: bool = False) -> tuple[list[PassageRow], dict[str, int]]:
+            morphology: bool = False, verbs: LearnedOpener | None = None) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
-    spans, counts = candidate_passages(text, findings, opener, morphology)
+    spans, counts = candidate_passages(text, findings, opener, morphology, verbs)
     cids = context_ids(counts)
     rows = []
     for s, e in spans:
@@ -1386,6 +1399,10 @@ class Model:
         if not isinstance(morphology, bool):
             raise ModelError("model.json's opener.morphology must be true or false: retrain")
         self.morphology = morphology
+        verbs = meta.get("opener", {}).get("verbs", [])
+        if (not isinstance(verbs, list) or not all(isinstance(w, str) and w and _WORD_ONLY_RE.fullmatch(w) for w in verbs)):
+            raise ModelError("model.json's opener.verbs must be a list of single words: retrain")
+        self.verbs = compile_opener(verbs)
         self._lock = threading.Lock()
 
     @classmethod
@@ -1499,7 +1516,7 @@ class Model:
 
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
-        spans, counts = candidate_passages(text, findings, self.opener, self.morphology)
+        spans, counts = candidate_passages(text, findings, self.opener, self.morphology, self.verbs)
         if self.needs_english or self.needs_other:
             counts.update(language_counts(text, self.needs_english, self.needs_other))  # type: ignore[arg-type]
         logits = []

@@ -257,7 +257,8 @@ class Doc:
     __slots__ = ("id", "group", "label", "family", "split", "rows", "counts", "rule", "findings", "text", "bow",
                  "spans", "lang", "weight")
 
-    def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any, opener: Any = None) -> None:
+    def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any, opener: Any = None,
+                 verbs: Any = None) -> None:
         self.id = rec["id"]
         self.group = rec.get("group", rec["id"])
         self.label = int(rec["label"])
@@ -270,7 +271,7 @@ class Doc:
         self.spans: list[tuple[int, int]] | None = rec.get("_spans")
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
-        self.rows, self.counts = M.extract(self.text, self.findings, opener, MORPH_OPENER)
+        self.rows, self.counts = M.extract(self.text, self.findings, opener, MORPH_OPENER, verbs)
         self.counts.update(M.language_counts(self.text, *M.language_needs(M.DOC_NAMES)))  # type: ignore[arg-type]
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
@@ -577,6 +578,34 @@ def induce_opener(train_recs: Sequence[dict[str, Any]]) -> list[str]:
                   and len(sources[w]) >= OPENER_MIN_SOURCES)
 
 
+VERB_OPENER = False
+"""Imperative and infinitive forms of everyday operating verbs (:data:`OPENER_VERBS_FILE`, written
+from grammar for seven languages) open passages as action verbs (``model.json`` ``opener.verbs``;
+round 36's candidate)."""
+OPENER_VERBS_FILE = Path(__file__).resolve().parent / "opener_verbs.json"
+
+
+def opener_verbs(path: Path | None = None) -> list[str]:
+    """The verb forms of :data:`OPENER_VERBS_FILE` (``{"<lang>": [forms]}``), lower-case single words,
+    sorted and unique; a malformed file stops training with its name and the problem."""
+    path = path or OPENER_VERBS_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"{path}: cannot read the opener verbs: {e}") from e
+    if not isinstance(data, dict):
+        raise SystemExit(f"{path}: expected an object of language -> list of verb forms")
+    out: set[str] = set()
+    for lang, forms in data.items():
+        if not isinstance(forms, list):
+            raise SystemExit(f"{path}: {lang!r} must map to a list of verb forms")
+        for w in forms:
+            if not isinstance(w, str) or not re.fullmatch(r"\w+", w) or w != w.lower():
+                raise SystemExit(f"{path}: {lang!r}: {w!r} is not a lower-case single word")
+            out.add(w)
+    return sorted(out)
+
+
 LANG_BALANCE: float | None = None
 """Exponent of the language-balancing sample weights (:func:`language_weights`; round 35's candidate
 L35: 0.5); None: every record weighs 1."""
@@ -827,12 +856,16 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         learned = induce_opener(train_recs)
         log(f"opener: {len(learned)} words induced from the train spans")
     opener = M.compile_opener(learned)
+    verb_forms = opener_verbs() if VERB_OPENER else []
+    verbs = M.compile_opener(verb_forms)
+    if verb_forms:
+        log(f"opener: {len(verb_forms)} verb forms from {OPENER_VERBS_FILE.name}")
     log(f"scanning {len(train_recs)} train and {len(dev_recs)} dev records")
     if REWRITE_RESERVED:
-        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score, opener) for r in train_recs]
+        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score, opener, verbs) for r in train_recs]
     else:
-        train_docs = [Doc(r, scanner, rule_score, opener) for r in train_recs]
-    dev_docs = [Doc(r, scanner, rule_score, opener) for r in dev_recs]
+        train_docs = [Doc(r, scanner, rule_score, opener, verbs) for r in train_recs]
+    dev_docs = [Doc(r, scanner, rule_score, opener, verbs) for r in dev_recs]
     bow_extra: list[Doc] = []  # documents only the bag of words trains on (TWINS_SCOPE "bow")
     if USE_TWINS and TWINS_SCOPE == "bow":
         bow_extra = [d for d in train_docs if d.family == "benign:twin"]
@@ -944,6 +977,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
             meta["opener"]["skip_encoded_runs"] = True
     if MORPH_OPENER:
         meta.setdefault("opener", {})["morphology"] = True
+    if verb_forms:
+        meta.setdefault("opener", {})["verbs"] = verb_forms
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
     # model that ships.
     model = M.Model(weights, meta)
