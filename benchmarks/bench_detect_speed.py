@@ -77,18 +77,9 @@ def benign_source(limit: int = 2_000_000) -> str:
     return text[:limit]
 
 
-def clear_text_caches() -> None:
-    """Forget the per-text answers (the scanner's and the model's caches of short texts), so no
-    repetition is answered from what an earlier one computed."""
-    from toolbound._detect.engine import get_scanner
-    from toolbound._detect.model import get_model, weights_present
-
-    get_scanner()._short.clear()
-    if weights_present():
-        get_model()._short.clear()
-
-
 def best_of(fn, repeat: int) -> float:
+    from toolbound._detect.api import clear_text_caches
+
     best = float("inf")
     for _ in range(repeat):
         clear_text_caches()

@@ -186,24 +186,15 @@ def _typical_case(reps: int, doc: Any, tool: str, policy: Any) -> dict[str, Any]
             "stages_p50_us": {k: round(statistics.median(v) * 1e6, 1) for k, v in st.times.items()}}
 
 
-def _clear_text_caches() -> None:
-    """Forget every per-text result: the scanner's and the model's short-text caches (statuses,
-    labels, names seen before). Per-token caches stay: they are warm in any long-running process."""
-    from toolbound._detect.engine import get_scanner
-    from toolbound._detect.model import get_model, weights_present
-
-    get_scanner()._short.clear()
-    if weights_present():
-        get_model()._short.clear()
-
-
 def _cold_p50(reps: int, doc: Any, tool: str, policy: Any) -> float:
     """p50 seconds of ``sanitize()`` when none of the result's strings was seen before."""
     import toolbound
 
+    from toolbound._detect.api import clear_text_caches
+
     ts = []
     for _ in range(reps):
-        _clear_text_caches()
+        clear_text_caches()
         t = time.perf_counter()
         toolbound.sanitize(doc, tool=tool, policy=policy)
         ts.append(time.perf_counter() - t)

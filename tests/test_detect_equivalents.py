@@ -171,3 +171,18 @@ def test_short_text_scan_cache_skips_timeouts_and_is_bounded(monkeypatch) -> Non
     for t in ("a1", "b2", "c3", "d4"):
         sc.scan(t)
     assert len(sc._short) <= 3 and "d4" in sc._short
+
+
+def test_clear_text_caches_forgets_short_text_answers() -> None:
+    import toolbound
+    from toolbound._detect import api
+    from toolbound._detect.engine import get_scanner
+    from toolbound._detect.model import get_model, weights_present
+
+    first = toolbound.detect("status: open")
+    assert "status: open" in get_scanner()._short
+    api.clear_text_caches()
+    assert not get_scanner()._short
+    if weights_present():
+        assert not get_model()._short
+    assert toolbound.detect("status: open") == first  # the same answer, computed afresh

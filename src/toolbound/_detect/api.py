@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from toolbound._types import Detection, Finding
 
-__all__ = ["default_threshold", "detect", "scan_strings", "use_classifier"]
+__all__ = ["clear_text_caches", "default_threshold", "detect", "scan_strings", "use_classifier"]
 
 JOIN_SEPARATOR = "\n"
 
@@ -55,6 +55,18 @@ def _load() -> tuple:
 
     _IMPL = (get_scanner, score, DEFAULT_THRESHOLD)
     return _IMPL
+
+
+def clear_text_caches() -> None:
+    """Forget the per-text answers kept for short texts (the scanner's findings and the model's
+    scores of texts up to 64 characters), as in a process that has seen none of them; benchmarks
+    call it so that no repetition is answered from an earlier one. Per-token caches stay."""
+    from toolbound._detect.engine import get_scanner
+    from toolbound._detect.model import get_model, weights_present
+
+    get_scanner()._short.clear()
+    if weights_present():
+        get_model()._short.clear()
 
 
 def use_classifier(classifier):  # type: ignore[no-untyped-def]
