@@ -1000,10 +1000,10 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
 
 MAX_LOGIT_HINGES = (0, 2, 4, 6)
 BOW_LOGIT_HINGES = (-2, 0, 2)
-_MAX_HINGE_KEYS = tuple((k, f"max_logit_h{k}") for k in MAX_LOGIT_HINGES)
-_BOW_HINGE_KEYS = tuple((k, f"bow_logit_h{k}".replace("-", "m")) for k in BOW_LOGIT_HINGES)
 """Knots of the piecewise-linear combiner inputs (round 30): ``max_logit_h4`` is max(0, best passage
 logit - 4) / 5, ``bow_logit_hm2`` max(0, bag-of-words logit + 2) / 5."""
+_MAX_HINGE_KEYS = tuple((k, f"max_logit_h{k}") for k in MAX_LOGIT_HINGES)
+_BOW_HINGE_KEYS = tuple((k, f"bow_logit_h{k}".replace("-", "m")) for k in BOW_LOGIT_HINGES)
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
                                   "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
                                   "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
