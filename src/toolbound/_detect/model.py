@@ -737,6 +737,17 @@ def compile_opener(words: Sequence[str]) -> LearnedOpener | None:
     return LearnedOpener(words) if words else None
 
 
+def _with_action_hits(hits: list[tuple[int, int, int]], found: Sequence[tuple[int, int]]
+                      ) -> list[tuple[int, int, int]]:
+    """``hits`` plus ``found`` as action-verb hits, sorted; a span starting where a hit already starts
+    is left out (the cue there decides)."""
+    if not found:
+        return hits
+    have = {h[0] for h in hits}
+    new = [(s, e, ACT) for s, e in found if s not in have]
+    return sorted(hits + new) if new else hits
+
+
 def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
                        morphology: bool = False, verbs: LearnedOpener | None = None
                        ) -> tuple[list[tuple[int, int]], dict[str, int]]:
@@ -763,19 +774,9 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
     if morphology:
         from toolbound._detect.morph import imperative_hits  # only models that read morphology need it
 
-        imp = imperative_hits(low)
-        if imp:
-            have = {h[0] for h in hits}
-            imp_hits = [(s, e, ACT) for s, e in imp if s not in have]
-            if imp_hits:
-                hits = sorted(hits + imp_hits)
+        hits = _with_action_hits(hits, imperative_hits(low))
     if verbs is not None:
-        vs = verbs.spans(low)
-        if vs:
-            have = {h[0] for h in hits}
-            verb_hits = [(s, e, ACT) for s, e in vs if s not in have]
-            if verb_hits:
-                hits = sorted(hits + verb_hits)
+        hits = _with_action_hits(hits, verbs.spans(low))
     spans: list[tuple[int, int]] = []
     last_end = -1
     nh = len(hits)
