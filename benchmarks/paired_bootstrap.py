@@ -1,6 +1,6 @@
 """Is model B better than model A on these records, or is the difference noise? A paired bootstrap.
 
-    python benchmarks/paired_bootstrap.py A.jsonl B.jsonl [--resamples 2000] [--json]
+    python benchmarks/paired_bootstrap.py A.jsonl B.jsonl [--resamples 2000] [--threshold T] [--json]
 
 ``A.jsonl`` and ``B.jsonl`` come from ``benchmarks/dump_scores.py`` (the same records scored by two
 models). The statistic is the selection criterion of ``benchmarks/model_selection.md``: mean recall
@@ -9,6 +9,11 @@ negatives with replacement (stratified, as ``toolbound bench`` does) and scores 
 records under both models, so what varies between models is the model, not the sample. Reported:
 the observed difference B - A, its percentile interval (95% and 90%), and the share of resamples in
 which B beats A.
+
+With ``--threshold T`` the statistic is instead Youden's J at that fixed score threshold (recall minus
+FPR, a record flagged when its score is at least T, as ``detect()`` flags), with recall and FPR
+beside it: for small sets, where the FPR points of the usual criterion rest on one or two negatives.
+(For the FPR line, "P(B>A)" is the share of resamples in which B flags *more* negatives.)
 
 Records are resampled one by one; records written from one template or by one author are not
 independent, so real uncertainty is somewhat larger than these intervals.
@@ -20,6 +25,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,8 +71,17 @@ def stats(pos: list[float], neg: list[float]) -> list[float]:
     return [sum(r) / len(r), *r]
 
 
+def at_threshold(t: float) -> Callable[[list[float], list[float]], list[float]]:
+    """``[J, recall, FPR]`` at score threshold ``t`` (flagged: score >= t)."""
+    def stats_t(pos: list[float], neg: list[float]) -> list[float]:
+        r = sum(1 for x in pos if x >= t) / len(pos)
+        f = sum(1 for x in neg if x >= t) / len(neg)
+        return [r - f, r, f]
+    return stats_t
+
+
 def compare(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]], *, resamples: int,
-            seed: int) -> dict:
+            seed: int, threshold: float | None = None) -> dict:
     if set(a) != set(b):
         only = sorted(set(a) ^ set(b))[:5]
         raise SystemExit(f"the two files score different records (e.g. {only}); score the same data twice")
@@ -78,20 +93,25 @@ def compare(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]], *,
     neg = [i for i in ids if a[i][0] == 0]
     if not pos or not neg:
         raise SystemExit("need both positives and negatives")
-    names = ["criterion", *(f"R@FPR<={p:g}" for p in POINTS)]
-    sa = stats([a[i][1] for i in pos], [a[i][1] for i in neg])
-    sb = stats([b[i][1] for i in pos], [b[i][1] for i in neg])
+    if threshold is None:
+        names = ["criterion", *(f"R@FPR<={p:g}" for p in POINTS)]
+        stat = stats
+    else:
+        names = [f"J@{threshold:g}", f"recall@{threshold:g}", f"FPR@{threshold:g}"]
+        stat = at_threshold(threshold)
+    sa = stat([a[i][1] for i in pos], [a[i][1] for i in neg])
+    sb = stat([b[i][1] for i in pos], [b[i][1] for i in neg])
     rng = random.Random(seed)
     diffs: list[list[float]] = [[] for _ in names]
     for _ in range(resamples):
         ps = rng.choices(pos, k=len(pos))
         ns = rng.choices(neg, k=len(neg))
-        xa = stats([a[i][1] for i in ps], [a[i][1] for i in ns])
-        xb = stats([b[i][1] for i in ps], [b[i][1] for i in ns])
+        xa = stat([a[i][1] for i in ps], [a[i][1] for i in ns])
+        xb = stat([b[i][1] for i in ps], [b[i][1] for i in ns])
         for k in range(len(names)):
             diffs[k].append(xb[k] - xa[k])
     out = {"n": len(ids), "positives": len(pos), "negatives": len(neg), "resamples": resamples, "seed": seed,
-           "stats": {}}
+           "threshold": threshold, "stats": {}}
     for k, name in enumerate(names):
         d = sorted(diffs[k])
 
@@ -111,11 +131,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("b")
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--threshold", type=float, default=None,
+                    help="compare Youden's J (recall - FPR) at this fixed score threshold instead")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
+    if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
+        ap.error("--threshold must be between 0 and 1")
     ha, a = load(args.a)
     hb, b = load(args.b)
-    res = compare(a, b, resamples=args.resamples, seed=args.seed)
+    res = compare(a, b, resamples=args.resamples, seed=args.seed, threshold=args.threshold)
     res["a"] = {k: ha.get(k) for k in ("toolbound", "weights_sha256", "split")}
     res["b"] = {k: hb.get(k) for k in ("toolbound", "weights_sha256", "split")}
     if args.json:

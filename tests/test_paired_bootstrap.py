@@ -110,3 +110,23 @@ def test_unreadable_score_files_stop_with_a_message(tmp_path):
     bad.write_text('{"toolbound": "x"}\n{"id": "a", "label": 1}\n', encoding="utf-8")
     with pytest.raises(SystemExit, match=r"bad.jsonl:2"):
         pb.load(str(bad))
+
+
+def test_threshold_mode_is_recall_minus_fpr_at_that_score():
+    a = {"p1": (1, 0.9), "p2": (1, 0.5), "p3": (1, 0.2), "n1": (0, 0.6), "n2": (0, 0.1), "n3": (0, 0.49)}
+    b = dict(a, p3=(1, 0.7), n1=(0, 0.3))  # one more injection found, one false positive fewer
+    st = pb.compare(a, b, resamples=300, seed=3, threshold=0.5)["stats"]
+    assert set(st) == {"J@0.5", "recall@0.5", "FPR@0.5"}
+    # a score equal to the threshold is flagged, as detect() flags it
+    assert st["recall@0.5"]["a"] == round(2 / 3, 4) and st["FPR@0.5"]["a"] == round(1 / 3, 4)
+    assert st["J@0.5"]["a"] == round(1 / 3, 4) and st["J@0.5"]["b"] == 1.0
+    assert st["J@0.5"]["diff"] == round(2 / 3, 4) and st["J@0.5"]["ci90"][0] >= 0
+
+
+def test_threshold_out_of_range_is_refused(tmp_path):
+    f = tmp_path / "s.jsonl"
+    f.write_text(json.dumps({"model": "x"}) + "\n" + json.dumps({"id": "a", "label": 1, "score": 0.9}) + "\n"
+                 + json.dumps({"id": "b", "label": 0, "score": 0.1}) + "\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "paired_bootstrap.py"), str(f), str(f),
+                        "--threshold", "1.5"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--threshold must be between 0 and 1" in r.stderr
