@@ -165,3 +165,16 @@ def test_emphasis_pattern_matches_its_reference_form(text: str) -> None:
     from toolbound._detect.fold import _unemphasise
 
     assert _unemphasise(text) == _reference_unemphasise(text)
+
+
+def test_joiners_that_spell_words_are_removed_but_not_reported_as_hiding():
+    """ZWNJ/ZWJ are spelling in Persian, Urdu and the Indic scripts ("می‌شود"): folded away like any
+    invisible, but not evidence of an evasion; between Latin or Cyrillic letters they still are."""
+    from toolbound._detect.fold import fold
+
+    persian = fold("دستورالعمل\u200cهای جدید می\u200cشود")
+    assert persian.text == "دستورالعملهای جدید میشود" and persian.invisibles == []
+    assert fold("क्\u200dष").invisibles == []
+    assert fold("ign\u200core all previous").invisibles == [(3, 4)]
+    assert fold("игн\u200cорируй").invisibles == [(3, 4)]
+    assert fold("دستور\u200bالعمل").invisibles == [(5, 6)]  # a zero-width space is not spelling

@@ -173,6 +173,17 @@ _INVISIBLE = frozenset(
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\u115f\u1160\u3164\uffa0"
 )
 _TAG_LO, _TAG_HI = 0xE0000, 0xE007F
+# Zero-width non-joiner and joiner are spelling in the Arabic script (Persian "می‌شود", Urdu, Kurdish)
+# and the Indic scripts: removed from the folded copy like any invisible, but not evidence of hiding.
+_JOINERS = frozenset("\u200c\u200d")
+_JOINER_SCRIPT = regex.compile(r"[\p{Arabic}\p{Devanagari}\p{Bengali}\p{Gurmukhi}\p{Gujarati}\p{Oriya}"
+                               r"\p{Tamil}\p{Telugu}\p{Kannada}\p{Malayalam}\p{Sinhala}]")
+
+
+def _orthographic_joiner(text: str, i: int, j: int) -> bool:
+    """Whether ``text[i:j]`` is only ZWNJ/ZWJ between two letters of a script that spells with them."""
+    return (all(c in _JOINERS for c in text[i:j]) and _JOINER_SCRIPT.match(text, i - 1) is not None
+            and _JOINER_SCRIPT.match(text, j) is not None)
 
 # Lookalikes folded only inside mixed-script words (so Russian or Greek text is left alone).
 _TO_LATIN: dict[str, str] = dict(zip(
@@ -256,7 +267,8 @@ def fold(text: str) -> Folded:
                 j = i
                 while j < stop and text[j] in _INVISIBLE:
                     j += 1
-                if i > 0 and text[i - 1].isalpha() and j < n and text[j].isalpha():
+                if (i > 0 and text[i - 1].isalpha() and j < n and text[j].isalpha()
+                        and not _orthographic_joiner(text, i, j)):
                     invisibles.append((i, j))
                 b.replace(i, j, "")
                 i = j
