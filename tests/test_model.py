@@ -558,3 +558,13 @@ def test_other_language_ascii_path_agrees_with_the_unicode_patterns(text):
     ref = M._FOREIGN_RE.findall(low[:4000]), M._ENGLISH_RE.findall(low[:4000])
     if low[:4000].isascii():
         assert (M._FOREIGN_ASCII_RE.findall(low[:4000]), M._ENGLISH_ASCII_RE.findall(low[:4000])) == ref
+
+
+def test_training_languages_are_validated_at_load():
+    model, w, _ = _random_model()
+    meta = dict(model.meta, training=dict(model.meta.get("training", {}), languages=["en", "zh"]))
+    assert M.Model(w, meta).languages == frozenset({"en", "zh"})
+    assert M.Model(w, dict(model.meta, training={})).languages is None  # the model does not say: no fallback
+    for bad in ("en", [], ["english"], ["EN"], [3]):
+        with pytest.raises(M.ModelError, match="training.languages"):
+            M.Model(w, dict(model.meta, training={"languages": bad}))

@@ -1347,6 +1347,9 @@ def _sigmoid(z: float) -> float:
     return ez / (1.0 + ez)
 
 
+_LANG_CODE_RE = re.compile(r"[a-z]{2}")
+
+
 class Model:
     """Loaded weights plus a per-process cache of token weight sums.
 
@@ -1404,6 +1407,12 @@ class Model:
         if (not isinstance(verbs, list) or not all(isinstance(w, str) and w and _WORD_ONLY_RE.fullmatch(w) for w in verbs)):
             raise ModelError("model.json's opener.verbs must be a list of single words: retrain")
         self.verbs = compile_opener(verbs)
+        langs = meta.get("training", {}).get("languages")
+        if langs is not None and (not isinstance(langs, list) or not langs or not all(
+                isinstance(x, str) and _LANG_CODE_RE.fullmatch(x) for x in langs)):
+            raise ModelError("model.json's training.languages must be a list of ISO 639-1 codes: retrain")
+        # The languages of the records it learnt from; None: the model does not say (no fallback).
+        self.languages: frozenset[str] | None = None if langs is None else frozenset(langs)
         self._lock = threading.Lock()
 
     @classmethod

@@ -18,6 +18,11 @@ The rule score (:func:`rule_score`):
   an *action* (exfiltration, tool coercion, secrecy, prompt extraction, task hijack) gains
   :data:`CO_OCCURRENCE_BONUS` of the remaining distance to 1.
 - The document score is the best cluster's, nudged up a little by every other cluster.
+
+Languages the model never learnt from: a model whose ``model.json`` names its training languages
+(``training.languages``; round 38's candidate Y38, not shipped) has the findings of rules written only
+for other languages scored by the rules alone, the larger score winning (:func:`untrained_findings`).
+The shipped model names none, so its score stands.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from collections.abc import Callable, Sequence
 from toolbound._types import Finding
 
 __all__ = ["CLASSIFIER", "DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "classifier_score", "passages",
-           "rule_score", "score"]
+           "rule_score", "score", "untrained_findings"]
 
 Passage = tuple[int, int]
 Scorer = Callable[[str, Sequence[Passage], Sequence[Finding]], float]
@@ -162,4 +167,45 @@ def _own_score(text: str, findings: Sequence[Finding], passage_spans: Sequence[P
         r = rule_score(text, passage_spans or (), findings)
         if r >= SHORT_TEXT_RULE_FLOOR:
             s = max(s, min(1.0, DEFAULT_THRESHOLD + (r - SHORT_TEXT_RULE_FLOOR)))
+    if findings and s < 1.0:
+        alone = untrained_findings(findings)
+        if alone:
+            s = max(s, rule_score(text, passage_spans or (), alone))
     return s
+
+
+def _trained_languages() -> frozenset[str] | None:
+    """The languages the shipped model learnt from (``model.json`` ``training.languages``); None when
+    another scorer is plugged in or the model does not say."""
+    from toolbound._detect.model import get_model, model_scorer
+
+    return get_model().languages if MODEL_SCORER is model_scorer else None
+
+
+_RULE_LANGUAGES: dict[str, tuple[str, ...]] = {}
+
+
+def untrained_findings(findings: Sequence[Finding]) -> list[Finding]:
+    """Findings of rules written only for languages the model never learnt from (round 38 of
+    ``benchmarks/model_selection.md``).
+
+    The model weighs rule evidence as it learnt to in its training languages; in a language it has
+    never seen (Polish, Hindi, ... when it learnt from the corpus's eleven) its other features are
+    silent and it under-weighs even an unambiguous rule finding. Such findings are scored as the
+    rules alone score them (:func:`rule_score`, as before any model existed), and the document's
+    score is the larger of that and the model's. Rules for ``any`` language, rules of the model's
+    languages and rules the default packs do not hold never count here.
+    """
+    langs = _trained_languages()
+    if not langs:
+        return []
+    if not _RULE_LANGUAGES:
+        from toolbound._detect.engine import get_scanner
+
+        _RULE_LANGUAGES.update((r.id, r.languages) for r in get_scanner().rules)
+    out = []
+    for f in findings:
+        rl = _RULE_LANGUAGES.get(f.rule_id)
+        if rl and "any" not in rl and langs.isdisjoint(rl):
+            out.append(f)
+    return out
