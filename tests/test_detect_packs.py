@@ -96,3 +96,26 @@ def test_rules_check_cli_fails_loudly_on_a_broken_pack(tmp_path: Path) -> None:
 def test_shipped_packs_pass_rules_check() -> None:
     rules, failures = check_packs()
     assert rules and not failures, [f.describe() for f in failures]
+
+
+# The corpus's languages, which the model learnt from, and the ten whose rules came in session 12.
+CORPUS_LANGUAGES = {"en", "zh", "es", "fr", "de", "ja", "ko", "ru", "pt", "it", "ar"}
+SESSION12_LANGUAGES = {"pl", "cs", "uk", "nl", "sv", "id", "tr", "vi", "hi", "fa"}
+
+
+def test_rules_of_the_added_languages_do_not_read_the_corpus_languages() -> None:
+    """A Ukrainian rule must not fire on Russian, a Hindi rule not on an English "[system]" line: every
+    match example of every corpus-language rule is scanned, and no rule written only for the session-12
+    languages may find anything in it (round 38's review narrowed 14 patterns that did)."""
+    from toolbound._detect.engine import get_scanner
+
+    scanner = get_scanner()
+    added = {r.id for r in scanner.rules if set(r.languages) <= SESSION12_LANGUAGES}
+    assert len(added) > 100
+    crossings = []
+    for rule in scanner.rules:
+        if "any" in rule.languages or not set(rule.languages) <= CORPUS_LANGUAGES:
+            continue
+        for text in rule.examples_match:
+            crossings += [(f.rule_id, rule.id, text[:60]) for f in scanner.scan(text) if f.rule_id in added]
+    assert crossings == []
