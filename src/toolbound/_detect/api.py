@@ -66,7 +66,7 @@ def clear_text_caches() -> None:
 
     get_scanner()._short.clear()
     if weights_present():
-        get_model()._short.clear()
+        get_model().clear_short()
 
 
 def use_classifier(classifier):  # type: ignore[no-untyped-def]

@@ -81,6 +81,7 @@ NO_PASSAGE_LOGIT = -8.0
 MODEL_DIR = Path(__file__).resolve().parent
 WEIGHTS_FILE = "model.bin"
 META_FILE = "model.json"
+EXPERT_DIR = "expert"  # the expert model's directory, beside the shipped model's files (round 42)
 
 # -------------------------------------------------------------------------------------------------
 # Cue lexicon. Lower-case. A literal ending in "*" is a stem (word start anchored only); other
@@ -1414,6 +1415,16 @@ class Model:
         # The languages of the records it learnt from; None: the model does not say (no fallback).
         self.languages: frozenset[str] | None = None if langs is None else frozenset(langs)
         self._lock = threading.Lock()
+        # Round 42: an expert model for texts in the languages it names (loaded on first use).
+        self.directory: Path | None = None  # where load() read the files (the expert lives beside them)
+        ex = meta.get("expert")
+        if ex is not None and (not isinstance(ex, dict) or not isinstance(ex.get("dir"), str)
+                               or not isinstance(ex.get("weights_sha256"), str)
+                               or not isinstance(ex.get("languages"), list) or not ex["languages"]
+                               or not all(isinstance(x, str) and _LANG_CODE_RE.fullmatch(x) for x in ex["languages"])):
+            raise ModelError("model.json's expert must name a dir, weights_sha256 and languages: retrain")
+        self.expert_languages: frozenset[str] = frozenset(ex["languages"]) if ex else frozenset()
+        self._expert: Model | None = None
 
     @classmethod
     def load(cls, directory: str | Path | None = None) -> Model:
@@ -1433,7 +1444,40 @@ class Model:
         w.frombytes(raw)
         if sys.byteorder != "little":  # pragma: no cover - stored little-endian
             w.byteswap()
-        return cls(w, meta)
+        model = cls(w, meta)
+        model.directory = d
+        return model
+
+    def expert(self) -> Model:
+        """The expert model ``model.json`` names, loaded on first use (thread-safe); its weights must
+        be the ones named."""
+        if self._expert is None:
+            with self._lock:
+                if self._expert is None:
+                    ex = self.meta["expert"]
+                    if self.directory is None:
+                        raise ModelError("this model names an expert but was not loaded from a directory")
+                    expert = Model.load(self.directory / ex["dir"])
+                    if expert.meta.get("weights_sha256") != ex["weights_sha256"]:
+                        raise ModelError(f"{self.directory / ex['dir']} is not the expert {META_FILE} names: retrain")
+                    self._expert = expert
+        return self._expert
+
+    def for_text(self, text: str) -> Model:
+        """The model that scores ``text``: the expert when the text is in one of its languages
+        (:func:`toolbound._detect.langid.added_language`), else this one."""
+        if self.expert_languages:
+            from toolbound._detect.langid import added_language
+
+            if added_language(text) in self.expert_languages:
+                return self.expert()
+        return self
+
+    def clear_short(self) -> None:
+        """Empty the per-text score cache of this model and of its expert when loaded."""
+        self._short.clear()
+        if self._expert is not None:
+            self._expert._short.clear()
 
     # -- scoring ------------------------------------------------------------------------------
 
@@ -1610,5 +1654,6 @@ def get_model() -> Model:
 
 
 def model_scorer(text: str, passages: Sequence[tuple[int, int]], findings: Sequence[Finding]) -> float:
-    """:data:`toolbound._detect.score.Scorer` for the shipped model (picks its own passages)."""
-    return get_model().score(text, findings)
+    """:data:`toolbound._detect.score.Scorer` for the shipped model (picks its own passages); a text in
+    one of its expert's languages is scored by the expert."""
+    return get_model().for_text(text).score(text, findings)

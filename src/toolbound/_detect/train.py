@@ -183,6 +183,12 @@ PASSAGE_NEG_EXCLUDE: tuple[str, ...] = ()
 """Benign families whose passages are not negatives of the passage model (they still train the
 document combiner). Empty in the shipped model."""
 MODEL_VERSION = "1"
+EXPERT = True
+"""Round 42: train two models. The shipped one leaves out the train records of
+:data:`EXPERT_LANGUAGES`; its expert (``expert/`` beside it, named in its ``model.json``) learns from
+the whole train split and scores the texts that :func:`toolbound._detect.langid.added_language`
+places in one of those languages. False: one model learns from everything (round 41's T41)."""
+EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "tr", "uk", "vi")
 
 REWRITE_RESERVED = False
 LANGUAGE_FALLBACK = False
@@ -355,7 +361,8 @@ def with_spans_and_twins(recs: Sequence[dict[str, Any]], train_recs: list[dict[s
         if SPAN_SUPERVISION and a is not None and a["spans"]:
             r = dict(r, _spans=[tuple(x) for x in a["spans"]])
         out.append(r)
-    twins = tw.twin_records([r for r in recs if r["split"] == "train"], spans) if USE_TWINS else []
+    ids = {r["id"] for r in train_recs}
+    twins = tw.twin_records([r for r in recs if r["split"] == "train" and r["id"] in ids], spans) if USE_TWINS else []
     log(f"spans: {sum(1 for r in out if '_spans' in r)} train injections span-labelled; {len(twins)} twins added")
     return out + twins
 
@@ -840,8 +847,11 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
           splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
-          spans: Path | None = None) -> dict[str, Any]:
+          spans: Path | None = None, leave_out: Sequence[str] = ()) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
+
+    ``leave_out``: languages whose train-split records (and their twins) the model does not learn from
+    (the shipped model leaves out :data:`EXPERT_LANGUAGES`, which its expert learns).
 
     ``extra``: more training records (same schema), added to the train split. ``spans``: the span
     annotations of the train split's injections (``corpus/spans_train.jsonl``), read when
@@ -853,7 +863,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     from toolbound._detect.score import rule_score
 
     recs = load_corpus(corpus)
-    train_recs = [r for r in recs if r["split"] == splits[0]] + list(extra)
+    train_recs = [r for r in recs if r["split"] == splits[0] and r["lang"] not in leave_out] + list(extra)
     use_spans = spans is not None and (USE_TWINS or SPAN_SUPERVISION)
     if use_spans:
         train_recs = with_spans_and_twins(recs, train_recs, spans, log)
@@ -967,6 +977,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                 "threshold_logit": 0.0},
         "threshold": 0.5,
     }
+    if leave_out:
+        meta["training"]["languages_left_out"] = sorted(leave_out)
     if LANGUAGE_FALLBACK:
         meta["training"]["languages"] = sorted({str(r["lang"]) for r in [*train_recs, *extra]})
     if PASSAGE_NEG_EXCLUDE:
@@ -1059,12 +1071,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{spans}: no such span file (see corpus/tools/twins.py), or pass --no-spans", file=sys.stderr)
             return 2
     if not args.check:
-        train(args.corpus, args.out, extra=extra, spans=spans)
+        train_all(args.corpus, args.out, extra=extra, spans=spans)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        train(args.corpus, Path(tmp), extra=extra, spans=spans)
+        train_all(args.corpus, Path(tmp), extra=extra, spans=spans)
         bad = []
-        for name in (M.WEIGHTS_FILE, M.META_FILE):
+        names = [M.WEIGHTS_FILE, M.META_FILE]
+        if EXPERT:
+            names += [f"{M.EXPERT_DIR}/{M.WEIGHTS_FILE}", f"{M.EXPERT_DIR}/{M.META_FILE}"]
+        for name in names:
             a, b = Path(tmp) / name, args.out / name
             if not b.exists() or a.read_bytes() != b.read_bytes():
                 bad.append(name)
@@ -1075,6 +1090,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ok: retraining reproduces the shipped model byte for byte "
               f"(weights sha256 {json.loads((args.out / M.META_FILE).read_text())['weights_sha256'][:16]}...)")
         return 0
+
+
+def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict[str, Any]] = (),
+              spans: Path | None = None) -> dict[str, Any]:
+    """The shipped model in ``out`` and (with :data:`EXPERT`) its expert in ``out/expert``; return the
+    shipped model's metadata, which names the expert (``expert``: directory, languages, weights hash)."""
+    if not EXPERT:
+        return train(corpus, out, log=log, extra=extra, spans=spans)
+    log(f"expert model (every train record) -> {out / M.EXPERT_DIR}")
+    expert = train(corpus, out / M.EXPERT_DIR, log=log, extra=extra, spans=spans)
+    log(f"shipped model (train records of {', '.join(EXPERT_LANGUAGES)} left out) -> {out}")
+    meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES)
+    meta["expert"] = {"dir": M.EXPERT_DIR, "languages": list(EXPERT_LANGUAGES),
+                      "weights_sha256": expert["weights_sha256"],
+                      "router": "toolbound._detect.langid.added_language"}
+    (out / M.META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return meta
 
 
 if __name__ == "__main__":

@@ -1,0 +1,118 @@
+"""The router that sends texts in the ten added languages to the expert model (round 42)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolbound._detect import langid
+from toolbound._detect.langid import ADDED_LANGUAGES, added_language
+
+ROUTED = {
+    "pl": "Dzień dobry, przesyłamy fakturę za wrzesień. Prosimy o płatność do końca tygodnia, a jeśli "
+          "mają Państwo pytania, proszę dzwonić do działu księgowości.",
+    "cs": "Dobrý den, posíláme vám fakturu za září. Prosím o úhradu do pátku; pokud máte dotazy, "
+          "kontaktujte naše oddělení, které je k dispozici každý den.",
+    "uk": "Доброго дня! Надсилаємо рахунок за вересень. Просимо оплатити його до п'ятниці, якщо є "
+          "питання, телефонуйте до бухгалтерії.",
+    "nl": "Beste klant, hierbij ontvangt u de factuur van september. Wij vragen u deze voor vrijdag te "
+          "betalen; bij vragen kunt u ons graag bellen.",
+    "sv": "Hej! Här kommer fakturan för september. Vi ber dig att betala den före fredag, och om du har "
+          "frågor kan du ringa till vår ekonomiavdelning.",
+    "id": "Selamat siang, bersama ini kami kirimkan tagihan untuk bulan September. Mohon dibayar sebelum "
+          "hari Jumat dan hubungi kami jika ada pertanyaan.",
+    "tr": "Merhaba, eylül ayı faturanızı ekte gönderiyoruz. Lütfen cuma gününe kadar ödeme yapınız; "
+          "sorularınız için muhasebe birimimizi arayabilirsiniz.",
+    "vi": "Xin chào, chúng tôi gửi hóa đơn tháng chín cho bạn. Vui lòng thanh toán trước thứ Sáu và liên "
+          "hệ với phòng kế toán nếu có câu hỏi.",
+    "hi": "नमस्ते, हम आपको सितंबर का बिल भेज रहे हैं। कृपया शुक्रवार तक भुगतान करें और कोई सवाल हो तो "
+          "लेखा विभाग से संपर्क करें।",
+    "fa": "سلام، صورت‌حساب شهریور را برایتان می‌فرستیم. لطفاً تا جمعه پرداخت کنید و اگر سؤالی دارید با "
+          "بخش حسابداری تماس بگیرید.",
+}
+
+NOT_ROUTED = {
+    "en": "Hello, please find attached the invoice for September. We kindly ask you to pay it by Friday, "
+          "and if you have any questions you can call our accounting team.",
+    "es": "Hola, le enviamos la factura de septiembre. Le pedimos que la pague antes del viernes y, si tiene "
+          "preguntas, puede llamar a nuestro departamento de contabilidad.",
+    "fr": "Bonjour, vous trouverez ci-joint la facture de septembre. Merci de la régler avant vendredi ; "
+          "pour toute question, vous pouvez appeler notre service comptable.",
+    "de": "Hallo, anbei erhalten Sie die Rechnung für September. Bitte bezahlen Sie sie bis Freitag, und "
+          "bei Fragen rufen Sie gern unsere Buchhaltung an.",
+    "it": "Buongiorno, le inviamo la fattura di settembre. La preghiamo di pagarla entro venerdì e, per "
+          "qualsiasi domanda, può chiamare il nostro ufficio contabilità.",
+    "pt": "Olá, segue em anexo a fatura de setembro. Pedimos que faça o pagamento até sexta-feira e, se "
+          "tiver dúvidas, ligue para o nosso departamento financeiro.",
+    "ru": "Здравствуйте! Отправляем вам счёт за сентябрь. Просим оплатить его до пятницы, а если есть "
+          "вопросы, звоните в бухгалтерию.",
+    "ar": "مرحباً، نرسل إليكم فاتورة شهر سبتمبر. يرجى الدفع قبل يوم الجمعة، وإذا كانت لديكم أي أسئلة "
+          "يمكنكم الاتصال بقسم المحاسبة.",
+    "zh": "您好，附件是九月份的发票。请在周五之前付款，如有任何问题，请致电我们的财务部门。",
+    "ja": "こんにちは。9月分の請求書を添付いたします。金曜日までにお支払いください。ご不明な点は経理部までお電話ください。",
+    "ko": "안녕하세요. 9월 청구서를 보내드립니다. 금요일까지 결제해 주시고, 문의 사항이 있으면 회계팀에 연락해 주세요.",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(ROUTED))
+def test_each_added_language_is_routed(lang):
+    assert added_language(ROUTED[lang]) is not None
+    # inside an application's JSON (English keys) too
+    doc = json.dumps({"id": 4412, "status": "open", "customer_note": ROUTED[lang]}, ensure_ascii=False)
+    assert added_language(doc) is not None
+
+
+@pytest.mark.parametrize("lang", sorted(NOT_ROUTED))
+def test_the_corpus_languages_are_not_routed(lang):
+    assert added_language(NOT_ROUTED[lang]) is None
+
+
+@pytest.mark.parametrize("lang", ["hi", "fa", "uk"])
+def test_non_latin_scripts_name_their_language(lang):
+    assert added_language(ROUTED[lang]) == lang
+
+
+def test_english_with_foreign_names_and_places_is_not_routed():
+    text = ("Meeting notes: Łukasz Wąsik (Świętokrzyska 12, Kraków) and Jiří Řehoř from Brno joined; "
+            "Nguyễn Thị Hương will send the draft to the team by Friday. Please review the budget, "
+            "and we will decide on the vendor next week.")
+    assert added_language(text) is None
+
+
+def test_english_code_with_a_dutch_comment_is_not_routed_when_english_dominates():
+    text = ("def total(items):\n    # bereken het totaal\n    return sum(i.price for i in items)\n\n"
+            "# This module is used by the billing service and the reporting jobs; it is tested with "
+            "pytest and should not be imported from the web layer.\n")
+    assert added_language(text) is None
+
+
+def test_too_little_text_is_not_routed():
+    for text in ("", "ok", "user7", "Dzień dobry", "OPS-4412", "{\"a\": 1}"):
+        assert added_language(text) is None
+
+
+def test_no_word_counts_for_an_added_and_a_known_language():
+    added = set(langid._LATIN_ADDED)
+    for word, langs in langid._WORD_LANG.items():
+        assert set(langs) <= added or not set(langs) & added, word
+    # words an added and a known language share were dropped; words two added languages share count
+    # for both (either way the text goes to the expert)
+    for word in ("na", "do", "to", "den"):
+        assert word not in langid._WORD_LANG
+    assert langid._WORD_LANG["var"] == ("sv", "tr")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=600))
+def test_router_answers_for_any_text(text):
+    got = added_language(text)
+    assert got is None or got in ADDED_LANGUAGES
+
+
+def test_only_the_head_is_read():
+    tail = ROUTED["pl"] * 20
+    text = "x " * (langid.HEAD // 2) + tail  # the Polish starts after the head
+    assert added_language(text) is None
