@@ -89,6 +89,17 @@ def test_shipped_weights_load_offline_and_score_in_unit_interval(no_network):
         assert 0.0 <= s <= 1.0
 
 
+@pytest.mark.skipif(not M.weights_present(), reason="no shipped weights in this checkout")
+def test_shipped_model_names_the_rule_packs_it_was_trained_with():
+    # A pack edit changes rule-hit features, so the model must be retrained (or shown unchanged and
+    # its model.json regenerated) with it; otherwise `train --check` fails on model.json.
+    from toolbound._detect.train import rules_sha256
+
+    meta = json.loads((M.MODEL_DIR / M.META_FILE).read_text())
+    assert meta["training"]["rules_sha256"] == rules_sha256(), (
+        "the rule packs changed since the model was trained: run python -m toolbound._detect.train")
+
+
 def test_retraining_is_deterministic(tmp_path, fast_training):
     corpus = tmp_path / "corpus.jsonl"
     _tiny_corpus(corpus)
