@@ -97,6 +97,7 @@ _LATIN_LETTERS = {"pl": frozenset("ąęłśźżń"), "cs": frozenset("ěřů"), 
 _VI_TONES = re.compile(r"[\u1ea0-\u1ef9]+")
 LETTERS_ENOUGH = 3
 WORDS_PER_LETTERS = 2
+FIRST_LOOK = 1000
 
 
 def _count(chars: frozenset[str], text: str) -> int:
@@ -109,6 +110,8 @@ def _run_letters(pat: re.Pattern[str], text: str) -> int:
 
 def added_language(text: str) -> str | None:
     """The added language (one of :data:`ADDED_LANGUAGES`) ``text`` is written in, else None."""
+    if len(text) < MIN_LETTERS:
+        return None  # ids, names, statuses: too short to tell
     head = text[:HEAD].lower()
     if head.isascii():
         return _latin_language(head, False)
@@ -128,11 +131,15 @@ def added_language(text: str) -> str | None:
 
 
 def _latin_language(head: str, accented: bool) -> str | None:
-    found: dict[str, set[str]] = {}
-    table = _WORD_LANG
-    for w in set(_WORD_RE.findall(head)):
-        for lang in table.get(w, ()):
-            found.setdefault(lang, set()).add(w)
+    # The first FIRST_LOOK characters settle most texts: clearly a known language (twice MIN_WORDS of
+    # its words, none of an added language) ends the look there; anything else reads the whole head.
+    if len(head) > FIRST_LOOK:
+        found = _function_words(head[:FIRST_LOOK])
+        if (max((len(found.get(lang, ())) for lang in _LATIN_KNOWN), default=0) >= 2 * MIN_WORDS
+                and not any(lang in found for lang in _LATIN_ADDED)
+                and not (accented and _any_added_letters(head[:FIRST_LOOK]))):
+            return None
+    found = _function_words(head)
     score = {lang: len(found.get(lang, ())) for lang in _LATIN_ADDED}
     if accented:
         for lang, chars in _LATIN_LETTERS.items():
@@ -146,3 +153,16 @@ def _latin_language(head: str, accented: bool) -> str | None:
     if any(len(found.get(lang, ())) >= k for lang in _LATIN_KNOWN):
         return None
     return best
+
+
+def _function_words(text: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    table = _WORD_LANG
+    for w in set(_WORD_RE.findall(text)):
+        for lang in table.get(w, ()):
+            found.setdefault(lang, set()).add(w)
+    return found
+
+
+def _any_added_letters(text: str) -> bool:
+    return any(c in text for chars in _LATIN_LETTERS.values() for c in chars) or _VI_TONES.search(text) is not None
