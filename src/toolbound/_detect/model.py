@@ -1425,6 +1425,7 @@ class Model:
             raise ModelError("model.json's expert must name a dir, weights_sha256 and languages: retrain")
         self.expert_languages: frozenset[str] = frozenset(ex["languages"]) if ex else frozenset()
         self._expert: Model | None = None
+        self._route: dict[str, Model] = {}  # short text -> the model that scores it
 
     @classmethod
     def load(cls, directory: str | Path | None = None) -> Model:
@@ -1466,16 +1467,26 @@ class Model:
     def for_text(self, text: str) -> Model:
         """The model that scores ``text``: the expert when the text is in one of its languages
         (:func:`toolbound._detect.langid.added_language`), else this one."""
-        if self.expert_languages:
-            from toolbound._detect.langid import added_language
+        if not self.expert_languages:
+            return self
+        short = len(text) <= SHORT_TEXT
+        if short:
+            hit = self._route.get(text)
+            if hit is not None:
+                return hit
+        from toolbound._detect.langid import added_language
 
-            if added_language(text) in self.expert_languages:
-                return self.expert()
-        return self
+        model = self.expert() if added_language(text) in self.expert_languages else self
+        if short:
+            if len(self._route) >= SHORT_CACHE_LIMIT:
+                self._route.clear()
+            self._route[text] = model
+        return model
 
     def clear_short(self) -> None:
         """Empty the per-text score cache of this model and of its expert when loaded."""
         self._short.clear()
+        self._route.clear()
         if self._expert is not None:
             self._expert._short.clear()
 

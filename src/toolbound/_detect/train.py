@@ -5,7 +5,9 @@
 
 Needs numpy (training only; inference is pure Python). Deterministic: the same corpus, rule packs
 and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
-with the shipped files). The test split is never read.
+with the shipped files, the expert's in ``expert/`` too). The test split is never read. Two models
+are trained (:data:`EXPERT`): the shipped one without the train records of
+:data:`EXPERT_LANGUAGES`, and its expert, on every train record, for texts in those languages.
 
 Training data: the train split plus the specification and people-directed hard negatives of the
 train-only rule-development set (``corpus/augment_train.jsonl``, families in
@@ -129,6 +131,14 @@ before each comparison:
   +0.042 to +0.142), paired dev +0.0015 (non-inferior): **shipped**. Scoring those languages' rule
   findings by the rules alone (:data:`LANGUAGE_FALLBACK`) 0.292 on xl38 but 8% FPR there and paired
   dev -0.0145 at the lower end: not adopted.
+- session 13, round 41: 400 training records in those ten languages, one model retrained on
+  everything (T41): J at 0.5 on 240 new validation records (``xl41*``) 0.183 -> 0.408 (+0.225, 90%
+  +0.158 to +0.283) but paired dev -0.0060 (90% -0.0122 to +0.0041): fails non-inferiority, not
+  adopted. Round 42 (:data:`EXPERT`): the shipped model leaves those languages' train records out (and
+  is byte-identical to round 38's), an expert learns from all 800 and scores the texts that
+  :func:`toolbound._detect.langid.added_language` places in one of them: J on 240 newer records
+  (``xl42*``) 0.183 -> 0.525 (+0.342, 90% +0.275 to +0.417), paired dev +0.0019 (90% -0.0008 to
+  +0.0037): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
