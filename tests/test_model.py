@@ -651,3 +651,19 @@ def test_training_without_an_expert_writes_one_model(tmp_path, fast_training, mo
     meta = train.train_all(corpus, tmp_path / "m", log=lambda *a: None)
     assert "expert" not in meta and "languages_left_out" not in meta["training"]
     assert not (tmp_path / "m" / M.EXPERT_DIR).exists()
+
+
+def test_the_experts_language_weight_changes_only_the_expert_and_is_recorded(tmp_path, fast_training, monkeypatch):
+    train = fast_training
+    corpus = tmp_path / "corpus.jsonl"
+    _corpus_with_polish(corpus)
+    plain = train.train_all(corpus, tmp_path / "a", log=lambda *a: None)
+    monkeypatch.setattr(train, "EXPERT_WEIGHT", 3.0)
+    heavy = train.train_all(corpus, tmp_path / "b", log=lambda *a: None)
+    ex_a = json.loads((tmp_path / "a" / M.EXPERT_DIR / M.META_FILE).read_text())
+    ex_b = json.loads((tmp_path / "b" / M.EXPERT_DIR / M.META_FILE).read_text())
+    assert "language_weight" not in ex_a["training"]
+    assert ex_b["training"]["language_weight"] == {"languages": sorted(train.EXPERT_LANGUAGES), "weight": 3.0}
+    assert ex_a["weights_sha256"] != ex_b["weights_sha256"]
+    # the shipped model (no added-language records) is the same either way
+    assert plain["weights_sha256"] == heavy["weights_sha256"]

@@ -199,6 +199,14 @@ EXPERT = True
 the whole train split and scores the texts that :func:`toolbound._detect.langid.added_language`
 places in one of those languages. False: one model learns from everything (round 41's T41)."""
 EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "tr", "uk", "vi")
+EXPERT_WEIGHT = 1.0
+"""Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
+fit of the expert; 1.0 weighs it as any other record."""
+
+
+def _weighted(docs: Sequence[Any]) -> bool:
+    """Whether any document weighs other than 1 (then every fit uses the weights)."""
+    return any(d.weight != 1.0 for d in docs)
 
 REWRITE_RESERVED = False
 LANGUAGE_FALLBACK = False
@@ -529,7 +537,7 @@ def fit_passages(docs: Sequence[Doc], log: Any = None) -> tuple[Any, Any, float]
             sw = np.where(keep, 1.0 / np.maximum(kept_per_doc[X.doc_of], 1.0), sw)
             if sw_sup is not None:
                 sw = np.where(sup, sw_sup, sw)
-        if LANG_BALANCE is not None:
+        if _weighted(docs):
             sw = sw * np.asarray([d.weight for d in docs], dtype=np.float64)[X.doc_of]
         pos, neg = sw[y > 0].sum(), sw[y == 0].sum()
         if pos > 0 and neg > 0:
@@ -723,7 +731,7 @@ def fit_bow(docs: Sequence[Doc]) -> tuple[Any, float]:
     pos = max(float(y.sum()), 1.0)
     neg = max(float(len(y) - y.sum()), 1.0)
     sw = np.where(y > 0, 1.0 / pos, 1.0 / neg)
-    if LANG_BALANCE is not None:
+    if _weighted(docs):
         lw = np.asarray([d.weight for d in docs], dtype=np.float64)
         pos_w, neg_w = float((lw * y).sum()), float((lw * (1 - y)).sum())
         sw = lw * np.where(y > 0, 1.0 / max(pos_w, 1e-12), 1.0 / max(neg_w, 1e-12))
@@ -857,11 +865,14 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
           splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
-          spans: Path | None = None, leave_out: Sequence[str] = ()) -> dict[str, Any]:
+          spans: Path | None = None, leave_out: Sequence[str] = (),
+          lang_weight: tuple[Sequence[str], float] | None = None) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
 
     ``leave_out``: languages whose train-split records (and their twins) the model does not learn from
-    (the shipped model leaves out :data:`EXPERT_LANGUAGES`, which its expert learns).
+    (the shipped model leaves out :data:`EXPERT_LANGUAGES`, which its expert learns). ``lang_weight``:
+    ``(languages, w)``: their train records (and twins) weigh ``w`` in every fit (the expert's
+    :data:`EXPERT_WEIGHT`).
 
     ``extra``: more training records (same schema), added to the train split. ``spans``: the span
     annotations of the train split's injections (``corpus/spans_train.jsonl``), read when
@@ -911,6 +922,11 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         for d in train_docs + bow_extra:
             d.weight = lw[d.lang]
         log("language weights: " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(lw.items(), key=lambda x: x[1])))
+    if lang_weight is not None and lang_weight[1] != 1.0:
+        for d in train_docs + bow_extra:
+            if d.lang in lang_weight[0]:
+                d.weight *= lang_weight[1]
+        log(f"records in {', '.join(sorted(lang_weight[0]))} weigh {lang_weight[1]:g}")
 
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
     oof: list[list[float]] = [[] for _ in train_docs]
@@ -934,7 +950,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}")
     y_train = np.asarray([d.label for d in train_docs], dtype=np.float64)
     doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof, oof_bow), y_train,
-                                [d.weight for d in train_docs] if LANG_BALANCE is not None else None)
+                                [d.weight for d in train_docs] if _weighted(train_docs) else None)
 
     log("passage model on the whole train split")
     w, wd, b = fit_passages(train_docs, log=log)
@@ -989,6 +1005,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     }
     if leave_out:
         meta["training"]["languages_left_out"] = sorted(leave_out)
+    if lang_weight is not None and lang_weight[1] != 1.0:
+        meta["training"]["language_weight"] = {"languages": sorted(lang_weight[0]), "weight": lang_weight[1]}
     if LANGUAGE_FALLBACK:
         meta["training"]["languages"] = sorted({str(r["lang"]) for r in [*train_recs, *extra]})
     if PASSAGE_NEG_EXCLUDE:
@@ -1109,7 +1127,8 @@ def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict
     if not EXPERT:
         return train(corpus, out, log=log, extra=extra, spans=spans)
     log(f"expert model (every train record) -> {out / M.EXPERT_DIR}")
-    expert = train(corpus, out / M.EXPERT_DIR, log=log, extra=extra, spans=spans)
+    expert = train(corpus, out / M.EXPERT_DIR, log=log, extra=extra, spans=spans,
+                   lang_weight=(EXPERT_LANGUAGES, EXPERT_WEIGHT))
     log(f"shipped model (train records of {', '.join(EXPERT_LANGUAGES)} left out) -> {out}")
     meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES)
     meta["expert"] = {"dir": M.EXPERT_DIR, "languages": list(EXPERT_LANGUAGES),
