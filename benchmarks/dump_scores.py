@@ -57,14 +57,29 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         weights = Path(args.model) / M.WEIGHTS_FILE
     sha = hashlib.sha256(weights.read_bytes()).hexdigest() if weights.exists() else None
+    expert = _expert_sha()
     scored = score_records(recs, excerpts=False)
     with open(args.out, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps({"toolbound": str(src), "model": args.model, "weights_sha256": sha, "data": str(data),
+        fh.write(json.dumps({"toolbound": str(src), "model": args.model, "weights_sha256": sha,
+                             "expert_weights_sha256": expert, "data": str(data),
                              "split": args.split, "n": len(scored)}) + "\n")
         for s in scored:
             fh.write(json.dumps({"id": s.id, "label": s.label, "score": s.score}) + "\n")
-    print(f"{len(scored)} records scored by {src} (weights {str(sha)[:12]}) -> {args.out}", file=sys.stderr)
+    named = f", expert {expert[:12]}" if expert else ""
+    print(f"{len(scored)} records scored by {src} (weights {str(sha)[:12]}{named}) -> {args.out}", file=sys.stderr)
     return 0
+
+
+def _expert_sha() -> str | None:
+    """The weights hash of the expert the scoring model names (round 42), if any."""
+    try:
+        from toolbound._detect import model as M
+
+        if not M.weights_present() and M._MODEL is None:
+            return None
+        return M.get_model().meta.get("expert", {}).get("weights_sha256")
+    except (AttributeError, ImportError):  # a checkout older than the model
+        return None
 
 
 if __name__ == "__main__":

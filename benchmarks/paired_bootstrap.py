@@ -140,14 +140,15 @@ def main(argv: list[str] | None = None) -> int:
     ha, a = load(args.a)
     hb, b = load(args.b)
     res = compare(a, b, resamples=args.resamples, seed=args.seed, threshold=args.threshold)
-    res["a"] = {k: ha.get(k) for k in ("toolbound", "weights_sha256", "split")}
-    res["b"] = {k: hb.get(k) for k in ("toolbound", "weights_sha256", "split")}
+    res["a"] = {k: ha.get(k) for k in ("toolbound", "weights_sha256", "expert_weights_sha256", "split")}
+    res["b"] = {k: hb.get(k) for k in ("toolbound", "weights_sha256", "expert_weights_sha256", "split")}
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
     print(f"{res['n']} records ({res['positives']} pos, {res['negatives']} neg), {res['resamples']} paired resamples")
-    print(f"A: {str(ha.get('weights_sha256'))[:12]} ({ha.get('toolbound')})")
-    print(f"B: {str(hb.get('weights_sha256'))[:12]} ({hb.get('toolbound')})")
+    for name, h in (("A", ha), ("B", hb)):
+        ex = f", expert {str(h['expert_weights_sha256'])[:12]}" if h.get("expert_weights_sha256") else ""
+        print(f"{name}: {str(h.get('weights_sha256'))[:12]}{ex} ({h.get('toolbound')})")
     for name, s in res["stats"].items():
         print(f"{name:14s} A {s['a']:.4f}  B {s['b']:.4f}  B-A {s['diff']:+.4f}  95% [{s['ci95'][0]:+.4f}, "
               f"{s['ci95'][1]:+.4f}]  90% [{s['ci90'][0]:+.4f}, {s['ci90'][1]:+.4f}]  P(B>A) {s['p_b_better']:.3f}")
