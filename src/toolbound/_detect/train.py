@@ -138,7 +138,10 @@ before each comparison:
   is byte-identical to round 38's), an expert learns from all 800 and scores the texts that
   :func:`toolbound._detect.langid.added_language` places in one of them: J on 240 newer records
   (``xl42*``) 0.183 -> 0.525 (+0.342, 90% +0.275 to +0.417), paired dev +0.0019 (90% -0.0008 to
-  +0.0037): **shipped**.
+  +0.0037): **shipped**. Round 43: 160 more records for the expert (E43d), J on ``xl43*`` 0.525 ->
+  0.575 (+0.050, 90% +0.017 to +0.092; registered as non-inferiority): **shipped**; those languages'
+  records weighing 3 in the expert's fits (:data:`EXPERT_WEIGHT`) +0.017 more (90% -0.008 to
+  +0.042): not adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
