@@ -206,17 +206,12 @@ EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
 fit of the expert; 1.0 weighs it as any other record."""
 
-
-def _weighted(docs: Sequence[Any]) -> bool:
-    """Whether any document weighs other than 1 (then every fit uses the weights)."""
-    return any(d.weight != 1.0 for d in docs)
-
 REWRITE_RESERVED = False
+"""Whether training reads the train texts with reserved host names rewritten (:func:`rewrite_reserved`)."""
 LANGUAGE_FALLBACK = False
 """Round 38 (Y38): record the languages of the training records in ``model.json``
 (``training.languages``), so that findings of rules written only for other languages are scored by
 the rules alone (:func:`toolbound._detect.score.untrained_findings`)."""
-"""Whether training reads the train texts with reserved host names rewritten (:func:`rewrite_reserved`)."""
 
 _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 RESERVED_HOST_RE = re.compile(
@@ -652,6 +647,11 @@ def opener_verbs(path: Path | None = None) -> list[str]:
 LANG_BALANCE: float | None = None
 """Exponent of the language-balancing sample weights (:func:`language_weights`; round 35's candidate
 L35: 0.5); None: every record weighs 1."""
+
+
+def _weighted(docs: Sequence[Any]) -> bool:
+    """Whether any document weighs other than 1 (then every fit uses the weights)."""
+    return any(d.weight != 1.0 for d in docs)
 
 
 def language_weights(langs: Sequence[str], alpha: float) -> dict[str, float]:
