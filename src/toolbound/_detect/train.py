@@ -142,6 +142,14 @@ before each comparison:
   0.575 (+0.050, 90% +0.017 to +0.092; registered as non-inferiority): **shipped**; those languages'
   records weighing 3 in the expert's fits (:data:`EXPERT_WEIGHT`) +0.017 more (90% -0.008 to
   +0.042): not adopted.
+- session 14, rounds 46-48: 240 training records of the detector's weakest kind on dev (requests to
+  act, tool_coercion and task_hijack, in a data field with no words for an AI and no override wording;
+  ``corpus/authored/train_tr46*``), on three fresh validation sets of that kind (``corpus/holdout/v46*``
+  to ``v48*``). Round 46 (D46, both models retrained): +0.042 on v46 (90% +0.008 to +0.075) but the
+  expert lost 0.039 on xl43-xl45: not adopted. Round 47 (K47, the same shipped model, the expert kept
+  by :data:`EXPERT_LEAVE_OUT`): +0.033 on v47 (90% +0.000 to +0.067), lower end not above 0. Round 48,
+  registered as a third look with a stricter pooled rule: +0.033 on v48 and +0.036 on the 720 pooled
+  (95% +0.014 to +0.061), paired dev +0.0014: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -205,6 +213,12 @@ EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "
 EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
 fit of the expert; 1.0 weighs it as any other record."""
+EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46",)
+"""Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
+expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
+effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
+found 15 fewer of 360 added-language injections (xl43-xl45); round 47 keeps them out of the expert
+only (``benchmarks/model_selection.md``)."""
 
 REWRITE_RESERVED = False
 """Whether training reads the train texts with reserved host names rewritten (:func:`rewrite_reserved`)."""
@@ -868,12 +882,14 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
           splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
-          spans: Path | None = None, leave_out: Sequence[str] = (),
+          spans: Path | None = None, leave_out: Sequence[str] = (), leave_out_sets: Sequence[str] = (),
           lang_weight: tuple[Sequence[str], float] | None = None) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
 
     ``leave_out``: languages whose train-split records (and their twins) the model does not learn from
-    (the shipped model leaves out :data:`EXPERT_LANGUAGES`, which its expert learns). ``lang_weight``:
+    (the shipped model leaves out :data:`EXPERT_LANGUAGES`, which its expert learns). ``leave_out_sets``:
+    id prefixes of train-split records (and their twins) it does not learn from either (the expert's
+    :data:`EXPERT_LEAVE_OUT`). ``lang_weight``:
     ``(languages, w)``: their train records (and twins) weigh ``w`` in every fit (the expert's
     :data:`EXPERT_WEIGHT`).
 
@@ -887,7 +903,9 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     from toolbound._detect.score import rule_score
 
     recs = load_corpus(corpus)
-    train_recs = [r for r in recs if r["split"] == splits[0] and r["lang"] not in leave_out] + list(extra)
+    sets = tuple(leave_out_sets)
+    train_recs = [r for r in recs if r["split"] == splits[0] and r["lang"] not in leave_out
+                  and not (sets and str(r["id"]).startswith(sets))] + list(extra)
     use_spans = spans is not None and (USE_TWINS or SPAN_SUPERVISION)
     if use_spans:
         train_recs = with_spans_and_twins(recs, train_recs, spans, log)
@@ -1008,6 +1026,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     }
     if leave_out:
         meta["training"]["languages_left_out"] = sorted(leave_out)
+    if sets:
+        meta["training"]["sets_left_out"] = sorted(sets)
     if lang_weight is not None and lang_weight[1] != 1.0:
         meta["training"]["language_weight"] = {"languages": sorted(lang_weight[0]), "weight": lang_weight[1]}
     if LANGUAGE_FALLBACK:
@@ -1129,9 +1149,10 @@ def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict
     shipped model's metadata, which names the expert (``expert``: directory, languages, weights hash)."""
     if not EXPERT:
         return train(corpus, out, log=log, extra=extra, spans=spans)
-    log(f"expert model (every train record) -> {out / M.EXPERT_DIR}")
+    left = f" but the sets {', '.join(EXPERT_LEAVE_OUT)}" if EXPERT_LEAVE_OUT else ""
+    log(f"expert model (every train record{left}) -> {out / M.EXPERT_DIR}")
     expert = train(corpus, out / M.EXPERT_DIR, log=log, extra=extra, spans=spans,
-                   lang_weight=(EXPERT_LANGUAGES, EXPERT_WEIGHT))
+                   leave_out_sets=EXPERT_LEAVE_OUT, lang_weight=(EXPERT_LANGUAGES, EXPERT_WEIGHT))
     log(f"shipped model (train records of {', '.join(EXPERT_LANGUAGES)} left out) -> {out}")
     meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES)
     meta["expert"] = {"dir": M.EXPERT_DIR, "languages": list(EXPERT_LANGUAGES),
