@@ -149,7 +149,12 @@ before each comparison:
   expert lost 0.039 on xl43-xl45: not adopted. Round 47 (K47, the same shipped model, the expert kept
   by :data:`EXPERT_LEAVE_OUT`): +0.033 on v47 (90% +0.000 to +0.067), lower end not above 0. Round 48,
   registered as a third look with a stricter pooled rule: +0.033 on v48 and +0.036 on the 720 pooled
-  (95% +0.014 to +0.061), paired dev +0.0014: **shipped**.
+  (95% +0.014 to +0.061), paired dev +0.0014: **shipped**. Round 49: 360 more such records (Q49)
+  +0.075 on v49 (90% +0.033 to +0.117) but paired dev -0.0012 (90% -0.0137 to +0.0043): fails
+  non-inferiority, not adopted (``corpus/unadopted/train_tr49*``). Round 50: round 45's 82 rules for
+  the ten added languages replicated on fresh ``xl50*`` (the shipped model byte-identical, the expert
+  retrained with them): +0.067 (90% +0.008 to +0.133), pooled with xl45 +0.054 (95% +0.004 to
+  +0.104): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
