@@ -154,7 +154,10 @@ before each comparison:
   non-inferiority, not adopted (``corpus/unadopted/train_tr49*``). Round 50: round 45's 82 rules for
   the ten added languages replicated on fresh ``xl50*`` (the shipped model byte-identical, the expert
   retrained with them): +0.067 (90% +0.008 to +0.133), pooled with xl45 +0.054 (95% +0.004 to
-  +0.104): **shipped**.
+  +0.104): **shipped**. Round 51: 240 records of conditional triggers and prompt extraction inside
+  documents (C51) +0.008 on v51 (90% -0.017 to +0.042): not adopted. Round 52: round 44's records
+  for the expert, now with round 50's rules (E52), non-inferior on fresh ``xl52*`` (+0.017, 90%
+  +0.000 to +0.042) and on the paired dev: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
