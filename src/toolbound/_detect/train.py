@@ -7,7 +7,8 @@ Needs numpy (training only; inference is pure Python). Deterministic: the same c
 and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
 with the shipped files, the expert's in ``expert/`` too). The test split is never read. Two models
 are trained (:data:`EXPERT`): the shipped one without the train records of
-:data:`EXPERT_LANGUAGES`, and its expert, on every train record, for texts in those languages.
+:data:`EXPERT_LANGUAGES`, and its expert, on every train record but the sets of
+:data:`EXPERT_LEAVE_OUT`, for texts in those languages.
 
 Training data: the train split plus the specification and people-directed hard negatives of the
 train-only rule-development set (``corpus/augment_train.jsonl``, families in
@@ -215,7 +216,7 @@ MODEL_VERSION = "1"
 EXPERT = True
 """Round 42: train two models. The shipped one leaves out the train records of
 :data:`EXPERT_LANGUAGES`; its expert (``expert/`` beside it, named in its ``model.json``) learns from
-the whole train split and scores the texts that :func:`toolbound._detect.langid.added_language`
+the whole train split but the sets in :data:`EXPERT_LEAVE_OUT`, and scores the texts that :func:`toolbound._detect.langid.added_language`
 places in one of those languages. False: one model learns from everything (round 41's T41)."""
 EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "tr", "uk", "vi")
 EXPERT_WEIGHT = 1.0
