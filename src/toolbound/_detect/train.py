@@ -158,7 +158,8 @@ before each comparison:
   +0.104): **shipped**. Round 51: 240 records of conditional triggers and prompt extraction inside
   documents (C51) +0.008 on v51 (90% -0.017 to +0.042): not adopted. Round 52: round 44's records
   for the expert, now with round 50's rules (E52), non-inferior on fresh ``xl52*`` (+0.017, 90%
-  +0.000 to +0.042) and on the paired dev: **shipped**.
+  +0.000 to +0.042) and on the paired dev: **shipped**. Round 53: 240 more records for the expert
+  (E53, ``train_tr53*``): +0.033 on fresh ``xl53*`` (90% +0.008 to +0.067): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
