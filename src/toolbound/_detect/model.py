@@ -57,6 +57,7 @@ from typing import Any
 
 from toolbound._types import Finding
 from toolbound._detect.engine import _trie_regex as _trie  # one trie builder for literals
+from toolbound._detect.langid import added_language
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
@@ -1474,8 +1475,6 @@ class Model:
             hit = self._route.get(text)
             if hit is not None:
                 return hit
-        from toolbound._detect.langid import added_language
-
         model = self.expert() if added_language(text) in self.expert_languages else self
         if short:
             if len(self._route) >= SHORT_CACHE_LIMIT:

@@ -217,8 +217,8 @@ MODEL_VERSION = "1"
 EXPERT = True
 """Round 42: train two models. The shipped one leaves out the train records of
 :data:`EXPERT_LANGUAGES`; its expert (``expert/`` beside it, named in its ``model.json``) learns from
-the whole train split but the sets in :data:`EXPERT_LEAVE_OUT`, and scores the texts that :func:`toolbound._detect.langid.added_language`
-places in one of those languages. False: one model learns from everything (round 41's T41)."""
+the whole train split but the sets in :data:`EXPERT_LEAVE_OUT`, and scores the texts that
+:func:`toolbound._detect.langid.added_language` places in one of those languages. False: one model learns from everything (round 41's T41)."""
 EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "tr", "uk", "vi")
 EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
@@ -915,7 +915,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     recs = load_corpus(corpus)
     sets = tuple(leave_out_sets)
     train_recs = [r for r in recs if r["split"] == splits[0] and r["lang"] not in leave_out
-                  and not (sets and str(r["id"]).startswith(sets))] + list(extra)
+                  and not str(r["id"]).startswith(sets)] + list(extra)
     use_spans = spans is not None and (USE_TWINS or SPAN_SUPERVISION)
     if use_spans:
         train_recs = with_spans_and_twins(recs, train_recs, spans, log)
