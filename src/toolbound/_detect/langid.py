@@ -10,8 +10,9 @@ is a cheap function of the first :data:`HEAD` characters, not a general language
   letters (پ چ ژ گ, Persian kaf and yeh) outnumber its Arabic-only ones (ي ك ة ى); Cyrillic is
   Ukrainian when its Ukrainian letters (і ї є ґ) outnumber its Russian-only ones (ы э ъ ё);
 - Latin script is decided by common function words: the language with the most distinct words of
-  its list among the text's words (letters that only it writes count as words too), when it is one
-  of the added languages, holds at least :data:`MIN_WORDS` of them and more than any of the six
+  its list among the text's words (letters that only it writes count as words too, and six of them
+  are enough alone: round 55, for JSON, CSV and logs, whose values hold few function words), when it
+  is one of the added languages, holds at least :data:`MIN_WORDS` of them and more than any of the six
   Latin-script languages the shipped model learnt (en, es, fr, de, it, pt). A word listed for an
   added and for a known language counts for neither.
 
