@@ -116,3 +116,33 @@ def test_only_the_head_is_read():
     tail = ROUTED["pl"] * 20
     text = "x " * (langid.HEAD // 2) + tail  # the Polish starts after the head
     assert added_language(text) is None
+
+
+# Round 55: structured records hold few function words; their values still spell the language.
+def test_a_record_whose_values_spell_the_language_is_routed():
+    turkish = json.dumps({"il": "İzmir", "ilce": "Karşıyaka", "tarih": "23.03.2025",
+                          "eczane": "Bostanlı Şifa Eczanesi", "adres": "Şehitler Bulvarı No:14",
+                          "not": "Kapıdaki zili çalışmıyor, telefonla arayın"}, ensure_ascii=False)
+    assert added_language(turkish) == "tr"
+    polish = ("lp;nazwa;ilość;uwagi\n1;Żółte teczki;12;dostawa środa\n2;Długopisy żelowe;40;"
+              "pilne, zamówić u Łuckiego\n3;Zszywacz;2;\n")
+    assert added_language(polish) == "pl"
+
+
+def test_a_language_s_letters_decide_only_from_six_and_not_against_english():
+    assert langid.LETTERS_DECIDE == 6
+    # five Polish letters (ł ą ę ś ł) and no function words: not enough on their own; a sixth decides
+    five = "ID;Name;City\n1;Łata;Kraków\n2;Bąk;Zgierz\n3;Gęś;Radom\n4;Nowak;Łomianki\n"
+    assert added_language(five) is None
+    assert added_language(five + "5;Kowal;Żary\n") == "pl"
+    # many Polish letters in names and places, but the prose is English: English decides
+    text = ("Attendees: Łukasz Wąsik, Józef Śliwiński and Bożena Żółtańska from the Łódź office; "
+            "the venue is on Świętokrzyska street. Please send the agenda to all of them by Friday, "
+            "and we will book the rooms for the whole team.")
+    assert added_language(text) is None
+
+
+def test_the_longer_word_lists_route_short_messages():
+    assert added_language("Tolong kirim laporan ini ke saya, karena semua data masih belum lengkap.") == "id"
+    assert added_language("Kunnen jullie dit vandaag nog regelen? Ik moet het morgen hebben, want daar "
+                          "wacht de klant op.") == "nl"

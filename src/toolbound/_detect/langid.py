@@ -10,8 +10,9 @@ is a cheap function of the first :data:`HEAD` characters, not a general language
   letters (پ چ ژ گ, Persian kaf and yeh) outnumber its Arabic-only ones (ي ك ة ى); Cyrillic is
   Ukrainian when its Ukrainian letters (і ї є ґ) outnumber its Russian-only ones (ы э ъ ё);
 - Latin script is decided by common function words: the language with the most distinct words of
-  its list among the text's words (letters that only it writes count as words too), when it is one
-  of the added languages, holds at least :data:`MIN_WORDS` of them and more than any of the six
+  its list among the text's words (letters that only it writes count as words too, and six of them
+  are enough alone: round 55, for JSON, CSV and logs, whose values hold few function words), when it
+  is one of the added languages, holds at least :data:`MIN_WORDS` of them and more than any of the six
   Latin-script languages the shipped model learnt (en, es, fr, de, it, pt). A word listed for an
   added and for a known language counts for neither.
 
@@ -48,21 +49,34 @@ _WORDS: dict[str, str] = {
           "está ser também seu sua isso este",
     # the Latin-script added languages
     "pl": "na do to się nie jest że oraz dla przez są który która które czy proszę tak już może będzie "
-          "tylko jak ale bardzo jeśli mamy został została pan pani też od po ze za przy lub jej ich jego "
-          "tego tym ten tej należy można dzień dobry pozdrawiam prosimy zł",
+          "tylko jak ale bardzo jeśli mamy został została pan pani też od po ze za przy lub jej ich "
+          "jego tego tym ten tej należy można dzień dobry pozdrawiam prosimy zł gdy gdzie więc żeby aby "
+          "bez przed pod nad wszystkie wszystkich swoje nasz nasze wasz państwa dziękuję jeszcze teraz "
+          "tutaj kiedy których której którym jesteś jesteśmy",
     "cs": "na do to se je že pro jsou jako není které který která prosím také byl bylo bude může když "
           "nebo jsme jsem tak už ale při jeho její od po ze za ten tento tato toto dobrý děkuji kč "
-          "pokud jen jste máte bude",
-    "nl": "het een van dat niet voor zijn ook aan bij naar wordt worden deze er wij ons onze uw "
-          "kunt graag maar nog heeft hebben dit zal",
-    "sv": "den var och att det som är för inte till av jag vi har om ett kan du på med ni vår våra eller "
-          "också efter skulle finns alla",
-    "id": "yang dan di ke dari untuk dengan ini itu tidak akan ada dalam pada kami anda atau bisa "
-          "sudah juga mohon kepada oleh telah harus",
-    "tr": "ve bir bu için ile değil çok olarak daha gibi olan ama sonra lütfen var veya kadar "
-          "şu tüm ancak sizin bizim olduğu",
-    "vi": "của và là không có được các cho với những này một trong người để đã khi tôi bạn "
-          "chúng anh chị vui lòng theo từ",
+          "pokud jen jste máte ve jak aby kde protože proto však jestli všechny všech svůj své náš naše "
+          "vaše váš bez před pod nad mezi podle ještě teď zde tady byla byli budou můžete prosíme "
+          "děkujeme",
+    "nl": "het een van dat niet voor zijn ook aan bij naar wordt worden deze er wij ons onze uw kunt "
+          "graag maar nog heeft hebben dit zal om op uit met jij zij hun hem mijn jouw als dan omdat "
+          "wanneer wel geen niets alle alleen hier daar waar moet moeten kunnen wil willen gaan gaat "
+          "tot door tegen zonder onder bedankt groeten alstublieft alsjeblieft",
+    "sv": "den var och att det som är för inte till av jag vi har om ett kan du på med ni vår våra "
+          "eller också efter skulle finns alla så nu här där när vad vem hur varför detta dessa sitt "
+          "sina mitt mina ditt dina ert era oss ska kommer måste får blir vara hade mellan hos från "
+          "tack hälsningar vänligen inga ingen något några mycket",
+    "id": "yang dan di ke dari untuk dengan ini itu tidak akan ada dalam pada kami anda atau bisa sudah "
+          "juga mohon kepada oleh telah harus saya kamu kita mereka adalah bahwa agar supaya jika kalau "
+          "karena tetapi tapi namun lebih sangat belum masih sedang bagi tersebut setiap semua hanya "
+          "sebagai serta antara hingga sampai terima kasih silakan tolong segera bapak ibu",
+    "tr": "ve bir bu için ile değil çok olarak daha gibi olan ama sonra lütfen var veya kadar şu tüm "
+          "ancak sizin bizim olduğu sen biz siz onlar benim senin onun bunu buna bunun şimdi hemen yok "
+          "evet hayır hiç nasıl neden çünkü eğer ise yani bile artık göre önce tarafından üzere ilgili "
+          "hakkında teşekkür teşekkürler rica ederiz ederim bize edilen yapılan olup",
+    "vi": "của và là không có được các cho với những này một trong người để đã khi tôi bạn chúng anh "
+          "chị vui lòng theo từ sẽ đang rất cũng nếu thì nhưng vì hoặc tại về trên dưới sau trước ngày "
+          "tháng năm xin cảm ơn quý khách hàng mình họ nào gì đến ra vào lại nhé ạ",
 }
 _LATIN_KNOWN = ("en", "es", "fr", "de", "it", "pt")
 _LATIN_ADDED = ("pl", "cs", "nl", "sv", "id", "tr", "vi")
@@ -91,12 +105,15 @@ _ARABIC_ONLY = frozenset("\u064a\u0643\u0629\u0649")  # ي ك ة ى
 _UKRAINIAN_ONLY = frozenset("іїєґ")
 _RUSSIAN_ONLY = frozenset("ыэъё")
 # Latin letters that only one language of the twelve Latin-script ones writes (Vietnamese also: its
-# tone-marked vowels U+1EA0-U+1EF9); each counts as WORDS_PER_LETTERS words once LETTERS_ENOUGH occur.
+# tone-marked vowels U+1EA0-U+1EF9); they count as WORDS_PER_LETTERS words once LETTERS_ENOUGH occur,
+# and as MIN_WORDS (enough alone) once LETTERS_DECIDE occur (round 55: a JSON record or a log line
+# holds few function words, but its names and values still spell the language's letters).
 _LATIN_LETTERS = {"pl": frozenset("ąęłśźżń"), "cs": frozenset("ěřů"), "tr": frozenset("ığş"),
                   "vi": frozenset("ơưđă"), "sv": frozenset("å")}
 _VI_TONES = re.compile(r"[\u1ea0-\u1ef9]+")
 LETTERS_ENOUGH = 3
 WORDS_PER_LETTERS = 2
+LETTERS_DECIDE = 6
 FIRST_LOOK = 1000
 
 
@@ -144,7 +161,9 @@ def _latin_language(head: str, accented: bool) -> str | None:
     if accented:
         for lang, chars in _LATIN_LETTERS.items():
             k = _count(chars, head) + (_run_letters(_VI_TONES, head) if lang == "vi" else 0)
-            if k >= LETTERS_ENOUGH:
+            if k >= LETTERS_DECIDE:
+                score[lang] += MIN_WORDS
+            elif k >= LETTERS_ENOUGH:
                 score[lang] += WORDS_PER_LETTERS
     best = max(_LATIN_ADDED, key=lambda lang: score[lang])
     k = score[best]

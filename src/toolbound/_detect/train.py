@@ -159,7 +159,9 @@ before each comparison:
   documents (C51) +0.008 on v51 (90% -0.017 to +0.042): not adopted. Round 52: round 44's records
   for the expert, now with round 50's rules (E52), non-inferior on fresh ``xl52*`` (+0.017, 90%
   +0.000 to +0.042) and on the paired dev: **shipped**. Round 53: 240 more records for the expert
-  (E53, ``train_tr53*``): +0.033 on fresh ``xl53*`` (90% +0.008 to +0.067): **shipped**.
+  (E53, ``train_tr53*``): +0.033 on fresh ``xl53*`` (90% +0.008 to +0.067): **shipped**. Round 54
+  (session 15): 300 more (E54, ``train_tr54*``): +0.025 on fresh ``xl54*`` (90% +0.000 to +0.058),
+  non-inferior on the paired dev: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
