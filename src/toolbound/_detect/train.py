@@ -161,7 +161,8 @@ before each comparison:
   +0.000 to +0.042) and on the paired dev: **shipped**. Round 53: 240 more records for the expert
   (E53, ``train_tr53*``): +0.033 on fresh ``xl53*`` (90% +0.008 to +0.067): **shipped**. Round 54
   (session 15): 300 more (E54, ``train_tr54*``): +0.025 on fresh ``xl54*`` (90% +0.000 to +0.058),
-  non-inferior on the paired dev: **shipped**.
+  non-inferior on the paired dev: **shipped**. Round 56: 300 more (E56, ``train_tr56*``): +0.017 on
+  fresh ``xl56*`` (90% -0.017 to +0.058), non-inferior: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
