@@ -734,24 +734,47 @@ def _is_word_char(c: str) -> bool:
 _WORD_ONLY_RE = re.compile(r"\w+")
 
 
+class SubstringOpener:
+    """Words found anywhere, also inside longer words (``model.json`` ``opener.operate``): Chinese and
+    Japanese are written without spaces and Korean attaches endings ("송금해", "이체하고")."""
+
+    __slots__ = ("words", "regex")
+
+    def __init__(self, words: Sequence[str]) -> None:
+        self.words = tuple(words)
+        self.regex = re.compile(_trie(sorted(set(words))))
+
+    def spans(self, low: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of the matches in lower-cased ``low`` (none on ASCII text)."""
+        if low.isascii():
+            return []
+        return [m.span() for m in self.regex.finditer(low)]
+
+
+def compile_substrings(words: Sequence[str]) -> SubstringOpener | None:
+    """A :class:`SubstringOpener` (None when the list is empty)."""
+    return SubstringOpener(words) if words else None
+
+
 def compile_opener(words: Sequence[str]) -> LearnedOpener | None:
     """A :class:`LearnedOpener` for an induced opener lexicon (None when the list is empty)."""
     return LearnedOpener(words) if words else None
 
 
-def _with_action_hits(hits: list[tuple[int, int, int]], found: Sequence[tuple[int, int]]
+def _with_action_hits(hits: list[tuple[int, int, int]], found: Sequence[tuple[int, int]], cat: int = ACT
                       ) -> list[tuple[int, int, int]]:
-    """``hits`` plus ``found`` as action-verb hits, sorted; a span starting where a hit already starts
-    is left out (the cue there decides)."""
+    """``hits`` plus ``found`` as hits of category ``cat`` (action verbs unless told), sorted; a span
+    starting where a hit already starts is left out (the cue there decides)."""
     if not found:
         return hits
     have = {h[0] for h in hits}
-    new = [(s, e, ACT) for s, e in found if s not in have]
+    new = [(s, e, cat) for s, e in found if s not in have]
     return sorted(hits + new) if new else hits
 
 
 def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
-                       morphology: bool = False, verbs: LearnedOpener | None = None
+                       morphology: bool = False, verbs: LearnedOpener | None = None,
+                       outputs: LearnedOpener | None = None, operate: SubstringOpener | None = None
                        ) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
 
@@ -766,6 +789,11 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
     (:func:`toolbound._detect.morph.imperative_hits`) count as action verbs too, where no cue starts.
     ``verbs``: a model's list of imperative and infinitive verb forms (``model.json``
     ``opener.verbs``), whole words that count as action verbs too, where no cue starts.
+    ``outputs``: a model's words for what the reader produces (``opener.outputs``: answer, summary,
+    report, ...), whole words that count as "tell" cues, so one next to an action verb opens a passage
+    ("in the reply, include the code ..."). ``operate``: a model's Chinese, Japanese and Korean words for
+    operating an account (``opener.operate``: 变更, 登録, 송금, ...), found inside words (those scripts
+    attach particles and endings), that count as action verbs, where no cue starts.
     """
     low = text.lower()
     hits, counts = cue_scan(text, low)
@@ -779,6 +807,10 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
         hits = _with_action_hits(hits, imperative_hits(low))
     if verbs is not None:
         hits = _with_action_hits(hits, verbs.spans(low))
+    if operate is not None:
+        hits = _with_action_hits(hits, operate.spans(low))
+    if outputs is not None:
+        hits = _with_action_hits(hits, outputs.spans(low), TELL)
     spans: list[tuple[int, int]] = []
     last_end = -1
     nh = len(hits)
@@ -1307,9 +1339,10 @@ def doc_bow_ids(text: str, spans: Sequence[tuple[int, int]] | None = None,
 
 
 def extract(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
-            morphology: bool = False, verbs: LearnedOpener | None = None) -> tuple[list[PassageRow], dict[str, int]]:
+            morphology: bool = False, verbs: LearnedOpener | None = None, outputs: LearnedOpener | None = None,
+            operate: SubstringOpener | None = None) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
-    spans, counts = candidate_passages(text, findings, opener, morphology, verbs)
+    spans, counts = candidate_passages(text, findings, opener, morphology, verbs, outputs, operate)
     cids = context_ids(counts)
     rows = []
     for s, e in spans:
@@ -1409,6 +1442,15 @@ class Model:
         if (not isinstance(verbs, list) or not all(isinstance(w, str) and w and _WORD_ONLY_RE.fullmatch(w) for w in verbs)):
             raise ModelError("model.json's opener.verbs must be a list of single words: retrain")
         self.verbs = compile_opener(verbs)
+        outputs = meta.get("opener", {}).get("outputs", [])
+        if (not isinstance(outputs, list) or not all(isinstance(w, str) and w and _WORD_ONLY_RE.fullmatch(w)
+                                                     for w in outputs)):
+            raise ModelError("model.json's opener.outputs must be a list of single words: retrain")
+        self.outputs = compile_opener(outputs)
+        operate = meta.get("opener", {}).get("operate", [])
+        if not isinstance(operate, list) or not all(isinstance(w, str) and w and not w.isascii() for w in operate):
+            raise ModelError("model.json's opener.operate must be a list of non-ASCII words: retrain")
+        self.operate = compile_substrings(operate)
         langs = meta.get("training", {}).get("languages")
         if langs is not None and (not isinstance(langs, list) or not langs or not all(
                 isinstance(x, str) and _LANG_CODE_RE.fullmatch(x) for x in langs)):
@@ -1580,7 +1622,8 @@ class Model:
 
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
-        spans, counts = candidate_passages(text, findings, self.opener, self.morphology, self.verbs)
+        spans, counts = candidate_passages(text, findings, self.opener, self.morphology, self.verbs,
+                                           self.outputs, self.operate)
         if self.needs_english or self.needs_other:
             counts.update(language_counts(text, self.needs_english, self.needs_other))  # type: ignore[arg-type]
         logits = []

@@ -322,7 +322,7 @@ class Doc:
                  "spans", "lang", "weight")
 
     def __init__(self, rec: dict[str, Any], scanner: Any, rule_score: Any, opener: Any = None,
-                 verbs: Any = None) -> None:
+                 verbs: Any = None, outputs: Any = None, operate: Any = None) -> None:
         self.id = rec["id"]
         self.group = rec.get("group", rec["id"])
         self.label = int(rec["label"])
@@ -335,7 +335,7 @@ class Doc:
         self.spans: list[tuple[int, int]] | None = rec.get("_spans")
         self.findings = scanner(self.text) if scanner is not None else []
         self.rule = rule_score(self.text, (), self.findings) if self.findings else 0.0
-        self.rows, self.counts = M.extract(self.text, self.findings, opener, MORPH_OPENER, verbs)
+        self.rows, self.counts = M.extract(self.text, self.findings, opener, MORPH_OPENER, verbs, outputs, operate)
         self.counts.update(M.language_counts(self.text, *M.language_needs(M.DOC_NAMES)))  # type: ignore[arg-type]
         self.bow = ([], 1.0)
         if "bow_logit" in M.DOC_NAMES:
@@ -652,7 +652,8 @@ OPENER_VERBS_FILE = Path(__file__).resolve().parent / "opener_verbs.json"
 
 def opener_verbs(path: Path | None = None) -> list[str]:
     """The verb forms of :data:`OPENER_VERBS_FILE` (``{"<lang>": [forms]}``), lower-case single words,
-    sorted and unique; a malformed file stops training with its name and the problem."""
+    sorted and unique; a malformed file stops training with its name and the problem. ``path``: another
+    word list of the same shape (:data:`OPENER_OUTPUTS_FILE`, :data:`OPENER_OPERATE_FILE`)."""
     path = path or OPENER_VERBS_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -669,6 +670,16 @@ def opener_verbs(path: Path | None = None) -> list[str]:
                 raise SystemExit(f"{path}: {lang!r}: {w!r} is not a lower-case single word")
             out.add(w)
     return sorted(out)
+
+
+SHIPPED_OPENERS = False
+"""The shipped model (not the expert) also opens passages at words for what the reader produces
+(:data:`OPENER_OUTPUTS_FILE`: answer, summary, report, ... next to an action verb) and at Chinese,
+Japanese and Korean words for operating an account, found inside words (:data:`OPENER_OPERATE_FILE`;
+``model.json`` ``opener.outputs`` and ``opener.operate``). Round 57's P57 (True): +0.025 on fresh
+``v57*`` (90% +0.000 to +0.058), +0.000 on fresh ``v58*`` (round 58): not adopted, so False."""
+OPENER_OUTPUTS_FILE = Path(__file__).resolve().parent / "opener_outputs.json"
+OPENER_OPERATE_FILE = Path(__file__).resolve().parent / "opener_operate.json"
 
 
 LANG_BALANCE: float | None = None
@@ -896,8 +907,12 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
           splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
           spans: Path | None = None, leave_out: Sequence[str] = (), leave_out_sets: Sequence[str] = (),
-          lang_weight: tuple[Sequence[str], float] | None = None) -> dict[str, Any]:
+          lang_weight: tuple[Sequence[str], float] | None = None, shipped_openers: bool = False
+          ) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
+
+    ``shipped_openers``: with :data:`SHIPPED_OPENERS`, the passages also open at the words of
+    :data:`OPENER_OUTPUTS_FILE` and :data:`OPENER_OPERATE_FILE` (the shipped model's, not the expert's).
 
     ``leave_out``: languages whose train-split records (and their twins) the model does not learn from
     (the shipped model leaves out :data:`EXPERT_LANGUAGES`, which its expert learns). ``leave_out_sets``:
@@ -940,12 +955,20 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     verbs = M.compile_opener(verb_forms)
     if verb_forms:
         log(f"opener: {len(verb_forms)} verb forms from {OPENER_VERBS_FILE.name}")
+    output_words = opener_verbs(OPENER_OUTPUTS_FILE) if shipped_openers and SHIPPED_OPENERS else []
+    operate_words = opener_verbs(OPENER_OPERATE_FILE) if shipped_openers and SHIPPED_OPENERS else []
+    outputs = M.compile_opener(output_words)
+    operate = M.compile_substrings(operate_words)
+    if output_words or operate_words:
+        log(f"opener: {len(output_words)} output words from {OPENER_OUTPUTS_FILE.name}, "
+            f"{len(operate_words)} operating words from {OPENER_OPERATE_FILE.name}")
     log(f"scanning {len(train_recs)} train and {len(dev_recs)} dev records")
     if REWRITE_RESERVED:
-        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score, opener, verbs) for r in train_recs]
+        train_docs = [Doc(rewrite_reserved_record(r), scanner, rule_score, opener, verbs, outputs, operate)
+                      for r in train_recs]
     else:
-        train_docs = [Doc(r, scanner, rule_score, opener, verbs) for r in train_recs]
-    dev_docs = [Doc(r, scanner, rule_score, opener, verbs) for r in dev_recs]
+        train_docs = [Doc(r, scanner, rule_score, opener, verbs, outputs, operate) for r in train_recs]
+    dev_docs = [Doc(r, scanner, rule_score, opener, verbs, outputs, operate) for r in dev_recs]
     bow_extra: list[Doc] = []  # documents only the bag of words trains on (TWINS_SCOPE "bow")
     if USE_TWINS and TWINS_SCOPE == "bow":
         bow_extra = [d for d in train_docs if d.family == "benign:twin"]
@@ -1072,6 +1095,10 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta.setdefault("opener", {})["morphology"] = True
     if verb_forms:
         meta.setdefault("opener", {})["verbs"] = verb_forms
+    if output_words:
+        meta.setdefault("opener", {})["outputs"] = output_words
+    if operate_words:
+        meta.setdefault("opener", {})["operate"] = operate_words
     # The threshold is chosen with the pure-Python inference path itself, so it is exactly the
     # model that ships.
     model = M.Model(weights, meta)
@@ -1161,13 +1188,13 @@ def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict
     """The shipped model in ``out`` and (with :data:`EXPERT`) its expert in ``out/expert``; return the
     shipped model's metadata, which names the expert (``expert``: directory, languages, weights hash)."""
     if not EXPERT:
-        return train(corpus, out, log=log, extra=extra, spans=spans)
+        return train(corpus, out, log=log, extra=extra, spans=spans, shipped_openers=True)
     left = f" but the sets {', '.join(EXPERT_LEAVE_OUT)}" if EXPERT_LEAVE_OUT else ""
     log(f"expert model (every train record{left}) -> {out / M.EXPERT_DIR}")
     expert = train(corpus, out / M.EXPERT_DIR, log=log, extra=extra, spans=spans,
                    leave_out_sets=EXPERT_LEAVE_OUT, lang_weight=(EXPERT_LANGUAGES, EXPERT_WEIGHT))
     log(f"shipped model (train records of {', '.join(EXPERT_LANGUAGES)} left out) -> {out}")
-    meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES)
+    meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES, shipped_openers=True)
     meta["expert"] = {"dir": M.EXPERT_DIR, "languages": list(EXPERT_LANGUAGES),
                       "weights_sha256": expert["weights_sha256"],
                       "router": "toolbound._detect.langid.added_language"}
