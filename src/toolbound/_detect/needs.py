@@ -18,7 +18,8 @@ Soundness rests on three things:
 - case: patterns run with IGNORECASE, so literals are lower-cased, and non-ASCII characters are
   kept only when they have no case (CJK, kana, Hangul, Arabic, punctuation) or are letters whose
   case-insensitive matches all read as the same letter in the view (basic Cyrillic, Latin-1 and
-  Latin Extended-A letters: "ž", "ř", "ł", "ş", "ğ"; session 15). The view that is checked is the lower-cased text with every case variant read as the
+  Latin Extended-A letters: "ž", "ř", "ł", "ş", "ğ"; session 15). The view that is checked is the
+  lower-cased text with every case variant read as the
   lower case of its upper case (``ſ`` as ``s``, the Cyrillic ``ᲀ`` as ``в``; ``ſ`` is the one
   non-ASCII character that the regex module matches to an ASCII letter and that ``str.lower``
   leaves alone; the Kelvin sign lower-cases to ``k``); a text whose lower-casing changes its length
@@ -71,8 +72,8 @@ _VARIANT_RE = re.compile("[" + _VARIANTS + "]")
 
 
 # Latin Extended-A letters whose case mapping is not one letter to one letter ("İ" lower-cases to two
-# characters, "ŉ" upper-cases to two, "ĸ" has no upper case) are not trusted; "ı" and "ſ" are variants.
-_EXTENDED_A_UNSURE = frozenset((0x130, 0x131, 0x138, 0x149, 0x17F))
+# characters, "ŉ" upper-cases to two, "ĸ" has no upper case) are not trusted ("ı" and "ſ" are variants).
+_EXTENDED_A_UNSURE = frozenset((0x130, 0x138, 0x149))
 
 
 def _cased_ok(ch: str) -> bool:
@@ -83,7 +84,7 @@ def _cased_ok(ch: str) -> bool:
     if ch in _VARIANTS:
         return False
     return (0x400 <= c <= 0x45F or (0xC0 <= c <= 0xFE and c not in (0xD7, 0xDF, 0xF7))
-            or (0x100 <= c <= 0x17E and c not in _EXTENDED_A_UNSURE))
+            or (0x100 <= c <= 0x17F and c not in _EXTENDED_A_UNSURE))
 
 
 def _char(code: int) -> str | None:

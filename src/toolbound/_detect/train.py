@@ -957,8 +957,9 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     verbs = M.compile_opener(verb_forms)
     if verb_forms:
         log(f"opener: {len(verb_forms)} verb forms from {OPENER_VERBS_FILE.name}")
-    output_words = opener_verbs(OPENER_OUTPUTS_FILE) if shipped_openers and SHIPPED_OPENERS else []
-    operate_words = opener_verbs(OPENER_OPERATE_FILE) if shipped_openers and SHIPPED_OPENERS else []
+    more_openers = shipped_openers and SHIPPED_OPENERS
+    output_words = opener_verbs(OPENER_OUTPUTS_FILE) if more_openers else []
+    operate_words = opener_verbs(OPENER_OPERATE_FILE) if more_openers else []
     outputs = M.compile_opener(output_words)
     operate = M.compile_substrings(operate_words)
     if output_words or operate_words:
