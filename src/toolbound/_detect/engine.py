@@ -37,6 +37,7 @@ from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, 
 from toolbound._detect.needs import (Needs, check_view, first_literals, min_width, required_literals,
                                      required_scripts, satisfied, scripts_satisfied, start_positions,
                                      text_scripts)
+from toolbound._detect.langid import GATED_LANGUAGES, gate_allows, text_words
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
@@ -147,6 +148,13 @@ class Scanner:
                 regex.compile("|".join(f"(?:{p})" for p in self.rules[i].patterns), flags))
             for i in self._pattern_rules}
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
+        # The language gate (round 60; see langid.gate_allows): a rule whose languages are all
+        # Latin-script added languages skips a text written in a known language that holds no
+        # marker of its languages.
+        gated = set(GATED_LANGUAGES)
+        self._gate: dict[int, tuple[str, ...]] = {
+            i: tuple(self.rules[i].languages) for i in self._pattern_rules
+            if self.rules[i].languages and set(self.rules[i].languages) <= gated}
         # Per pattern, from one parse of it (needs.py's analyses share a small parse cache, so they
         # run pattern by pattern, all four for one pattern before the next):
         # - literals it cannot match without (required_literals): a window lacking them skips the
@@ -340,13 +348,15 @@ class Scanner:
         asc = low.encode("ascii", "replace").replace(b"11", b"ll").translate(_LEET_BYTES).decode("ascii")
         return low, asc, low
 
-    def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None
+    def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None, raw: str | None = None
                ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]], list[tuple[int, int]],
                           list[tuple[int, int, Rule]], set[tuple[int, int, int]]]:
         """Run the rules over folded text ``ft``.
 
         Returns ``(matches per rule index, keyword spans, rot13 hit spans, timeouts, leet matches)``,
         offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
+        ``raw`` is the text before folding, when there is one: the language gate also reads its
+        letters (folding reads Turkish ı as i).
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
@@ -392,6 +402,16 @@ class Scanner:
         n = len(ft)
         for ri in self._always:
             hits[ri] = [(0, n, "")]
+        gate = self._gate
+        words: frozenset[str] | None = None
+        raw_low: str | None = None
+        for ri in [ri for ri in hits if ri in gate]:
+            if words is None:
+                words = text_words(low)
+                if raw is not None and raw is not ft and not raw.isascii():
+                    raw_low = raw.lower()
+            if not gate_allows(gate[ri], low, words, raw_low):
+                del hits[ri]  # a text in a known language, with no word or letter of the rule's
         out: dict[int, list[tuple[int, int]]] = {}
         timeouts: list[tuple[int, int, Rule]] = []
         leet_found: list[tuple[int, int, int]] = []
@@ -542,7 +562,7 @@ class Scanner:
         ft = f.text
         if across is not None and ft != text:
             across = None  # offsets of the folded text differ: scan everything
-        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH, across=across)
+        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH, across=across, raw=text)
         span = f.map.span
         evs: list[_Ev] = []
         for ri, spans in matches.items():

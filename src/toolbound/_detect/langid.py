@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ADDED_LANGUAGES", "added_language"]
+__all__ = ["ADDED_LANGUAGES", "GATED_LANGUAGES", "added_language", "gate_allows", "gate_markers", "writes_any"]
 
 ADDED_LANGUAGES = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "tr", "uk", "vi")
 HEAD = 4000
@@ -185,3 +185,74 @@ def _function_words(text: str) -> dict[str, set[str]]:
 
 def _any_added_letters(text: str) -> bool:
     return any(c in text for chars in _LATIN_LETTERS.values() for c in chars) or _VI_TONES.search(text) is not None
+
+
+# The language gate of the rules (round 60 of ``benchmarks/model_selection.md``): a rule whose
+# languages are all Latin-script added languages does not run on a text written in a known language
+# (see gate_allows) unless the text holds a marker of one of them, so the Dutch rules do not run over English text that happens to say "ai" or "agent". A marker
+# is a letter of :data:`_LATIN_LETTERS` (Vietnamese: also its tone-marked vowels), or a function word
+# of the language's list that no list of the six known Latin-script languages holds, except the
+# words in :data:`GATE_COMMON`: those occur in more than :data:`GATE_MAX_SHARE` of the English
+# train-split records or of the benign 4 KB stdlib chunks (counted by ``benchmarks/gate_words.py``,
+# which checks this constant).
+GATED_LANGUAGES = _LATIN_ADDED
+GATE_MAX_SHARE = 0.01
+GATE_COMMON = frozenset({"dan", "door", "pro", "proto", "ve"})
+
+
+def _gate_words() -> dict[str, frozenset[str]]:
+    # Rules run on folded text, where some letters read as others (Turkish dotless ı as i): each
+    # word counts in its folded spelling too.
+    from toolbound._detect.fold import fold
+
+    known = set().union(*(_WORDS[k].split() for k in _LATIN_KNOWN))
+    out = {}
+    for lang in _LATIN_ADDED:
+        words = set(_WORDS[lang].split()) - known - GATE_COMMON
+        out[lang] = frozenset(words | {fold(w).text.lower() for w in words})
+    return out
+
+
+_GATE_WORDS = _gate_words()
+
+
+def gate_markers(lang: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(marker words, marker letters)`` of a Latin-script added language (see :data:`GATE_COMMON`)."""
+    return _GATE_WORDS[lang], _LATIN_LETTERS.get(lang, frozenset())
+
+
+def text_words(low: str) -> frozenset[str]:
+    """The distinct words (runs of letters) of lower-cased ``low``."""
+    return frozenset(_WORD_RE.findall(low))
+
+
+def writes_any(langs: tuple[str, ...], low: str, words: frozenset[str], raw_low: str | None = None) -> bool:
+    """Whether lower-cased ``low`` (whose :func:`text_words` are ``words``) holds a marker of one
+    of ``langs`` (Latin-script added languages); letters are also looked for in ``raw_low``, the
+    lower-cased text before folding, when given."""
+    views = [v for v in (low, raw_low) if v is not None and not v.isascii()]
+    for lang in langs:
+        if not _GATE_WORDS[lang].isdisjoint(words):
+            return True
+        letters = _LATIN_LETTERS.get(lang)
+        for view in views:
+            if letters is not None and any(c in view for c in letters):
+                return True
+            if lang == "vi" and _VI_TONES.search(view) is not None:
+                return True
+    return False
+
+
+def gate_allows(langs: tuple[str, ...], low: str, words: frozenset[str], raw_low: str | None = None) -> bool:
+    """Whether a rule for ``langs`` (Latin-script added languages) runs on lower-cased ``low``
+    (whose :func:`text_words` are ``words``; ``raw_low`` as :func:`writes_any`): unless the text is written in a known language (at
+    least :data:`GATE_KNOWN_WORDS` distinct function words of the six known Latin-script languages)
+    and holds no marker of ``langs``. A one-line command or a JSON value with no function word is
+    not judged: the rule runs."""
+    if len(_KNOWN_ONLY_WORDS.intersection(words)) < GATE_KNOWN_WORDS:
+        return True
+    return writes_any(langs, low, words, raw_low)
+
+
+GATE_KNOWN_WORDS = MIN_WORDS
+_KNOWN_ONLY_WORDS = frozenset(w for w, ls in _WORD_LANG.items() if not set(ls) & set(_LATIN_ADDED))
