@@ -165,6 +165,11 @@ before each comparison:
   fresh ``xl56*`` (90% -0.017 to +0.058), non-inferior: **shipped**. Round 59: 86 more rules for the
   ten languages (R59, the expert retrained with them): +0.042 on fresh ``xl59*`` (90% -0.008 to
   +0.092): **shipped**.
+- session 16: round 60 gated the rules of the seven Latin-script added languages on texts written
+  in a known language (both models byte-identical with it). Round 61: 59 rules for tool coercion and
+  task hijack in the eleven corpus languages, written from the train split's and the spent v46-v58
+  sets' misses (R61, both models retrained): +0.066 on fresh ``v61*`` (90% +0.016 to +0.115), paired
+  dev +0.0157 (90% +0.0064 to +0.0246): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
