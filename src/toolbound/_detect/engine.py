@@ -508,10 +508,15 @@ class Scanner:
         out: list[tuple[int, int]] = []
         if starts is not None:
             # Every match starts with one of ``firsts``: try the pattern only there, left to
-            # right, resuming after each match (what finditer would find).
+            # right, resuming after each match (what finditer would find). Patterns that all start
+            # with the same lookbehind (a guard that may look hundreds of characters back) are first
+            # tried without it: where that fails, the pattern cannot match either.
             pos = a
+            bare = self._unguarded_run(ri, run_idxs)
             for i in starts:
                 if i < pos:
+                    continue
+                if bare is not None and bare.match(text, i, b, timeout=self.timeout) is None:
                     continue
                 m = run.match(text, i, b, timeout=self.timeout)
                 if m is not None and m.end() > m.start():
