@@ -243,3 +243,20 @@ def test_a_gated_rule_still_finds_its_example_inside_an_english_document(lang):
             assert rule.id in found, (rule.id, ex)
             checked += 1
     assert checked >= 5
+
+
+def test_gate_common_is_what_the_counts_give():
+    # benchmarks/gate_words.py counts the candidate marker words in the English train records and the
+    # benign stdlib chunks; langid.GATE_COMMON must be the words above GATE_MAX_SHARE.
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "corpus" / "corpus.jsonl").exists():
+        pytest.skip("no corpus")
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        from gate_words import common_words
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    assert set(common_words()) == set(langid.GATE_COMMON)
