@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import regex
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from toolbound._detect.needs import check_view, required_literals, satisfied
 from toolbound._detect.packs import load_rules, pattern_flags
@@ -168,15 +166,3 @@ def test_latin_extended_a_letters_are_literals() -> None:
         assert _cased_ok(ch) and _cased_ok(ch.upper()), ch
     for ch in "\u0130\u0131\u0138\u0149\u017f":  # İ ı ĸ ŉ ſ: case mappings that are not one letter to one
         assert not _cased_ok(ch), ch
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="abcxyz ", max_size=80),
-       st.lists(st.lists(st.text(alphabet="abcxyz", min_size=1, max_size=3), min_size=1, max_size=4),
-                min_size=1, max_size=3),
-       st.lists(st.tuples(st.integers(0, 80), st.integers(0, 80)), min_size=1, max_size=6))
-def test_satisfied_with_a_cache_of_absent_literals_answers_as_without(view, groups, windows):
-    needs = tuple(tuple(g) for g in groups)
-    absent: dict[str, bool] = {}  # one cache for every window of the view, as the scanner uses it
-    for a, b in windows:
-        assert satisfied(needs, view, a, b, absent) == satisfied(needs, view, a, b)

@@ -360,7 +360,6 @@ class Scanner:
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
-        absent: dict[str, bool] = {}  # literals absent from all of chk (see needs.satisfied)
         present = text_scripts(ft)
         leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
@@ -455,7 +454,7 @@ class Scanner:
                 check = chk is not None and has_needs
                 for a, b in _windows(pspans, rule.window, n, rpos, cover):
                     try:
-                        found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check, absent))
+                        found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check))
                         if with_leet:
                             # The same window with leet digits read as letters ("1gn0re"), checked
                             # and anchored on its own view like any window. A window without leet
@@ -477,11 +476,10 @@ class Scanner:
         return out, kw, rot, timeouts, set(leet_found)
 
     def _find(self, ri: int, pat: Any, idxs: tuple[int, ...], text: str, a: int, b: int, chk: str | None,
-              check: bool, absent: dict[str, bool] | None = None) -> list[tuple[int, int]]:
+              check: bool) -> list[tuple[int, int]]:
         """Non-empty matches of rule ``ri``'s patterns ``idxs`` (alternation ``pat``) in ``text[a:b]``,
         as finditer would give them. ``chk`` is the check view of ``text`` (None: search plainly);
-        with ``check``, patterns whose literals are absent from the window are skipped (``absent``:
-        the caller's cache of literals absent from all of ``chk``, see needs.satisfied)."""
+        with ``check``, patterns whose literals are absent from the window are skipped."""
         key = (ri, idxs)
         mw = self._minw_union.get(key)
         if mw is None:
@@ -492,7 +490,7 @@ class Scanner:
         sel = run_idxs = idxs
         if check:
             needs = self._needs[ri]
-            ok = [j for j in idxs if satisfied(needs[j], chk, a, b, absent)]  # type: ignore[arg-type]
+            ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
             if not ok:
                 return []  # no pattern can match in this window
             if len(ok) < len(idxs):

@@ -361,28 +361,12 @@ def check_view(text: str, low: str | None = None) -> str | None:
     return low
 
 
-def satisfied(needs: Needs, view: str, a: int, b: int, absent: dict[str, bool] | None = None) -> bool:
-    """Whether every group of ``needs`` has a literal inside ``view[a:b]``.
-
-    ``absent``, when given, is a cache owned by the caller for this one ``view``: literal -> whether
-    it occurs nowhere in the view. A literal absent from the whole view is absent from every window
-    of it, so the many windows of a long text (and the rules that share literals) search for it once.
-    """
+def satisfied(needs: Needs, view: str, a: int, b: int) -> bool:
+    """Whether every group of ``needs`` has a literal inside ``view[a:b]``."""
     find = view.find
-    if absent is None:
-        for group in needs:
-            for s in group:
-                if find(s, a, b) >= 0:
-                    break
-            else:
-                return False
-        return True
     for group in needs:
         for s in group:
-            gone = absent.get(s)
-            if gone is None:
-                gone = absent[s] = s not in view
-            if not gone and find(s, a, b) >= 0:
+            if find(s, a, b) >= 0:
                 break
         else:
             return False
