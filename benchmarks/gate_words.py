@@ -32,7 +32,6 @@ def common_words() -> dict[str, tuple[float, float]]:
     from toolbound._detect import langid
     from toolbound._detect.fold import fold
 
-    known = set().union(*(langid._WORDS[k].split() for k in langid._LATIN_KNOWN))
     with open(ROOT / "corpus" / "corpus.jsonl", encoding="utf-8") as fh:
         recs = [json.loads(line) for line in fh if line.strip()]
     english = [r["text"] for r in recs if r["lang"] == "en" and r["split"] == "train"]
@@ -45,7 +44,7 @@ def common_words() -> dict[str, tuple[float, float]]:
     en_words, chunk_words = words(english), words(chunks)
     out: dict[str, tuple[float, float]] = {}
     for lang in langid.GATED_LANGUAGES:
-        for w in sorted(set(langid._WORDS[lang].split()) - known):
+        for w in sorted(set(langid._WORDS[lang].split()) - langid.KNOWN_LATIN_WORDS):
             fe = sum(w in s for s in en_words) / len(en_words)
             fc = sum(w in s for s in chunk_words) / len(chunk_words)
             if fe > langid.GATE_MAX_SHARE or fc > langid.GATE_MAX_SHARE:

@@ -405,12 +405,16 @@ class Scanner:
         gate = self._gate
         words: frozenset[str] | None = None
         raw_low: str | None = None
+        allowed: dict[tuple[str, ...], bool] = {}  # one answer per language set and text
         for ri in [ri for ri in hits if ri in gate]:
-            if words is None:
-                words = text_words(low)
-                if raw is not None and raw is not ft and not raw.isascii():
-                    raw_low = raw.lower()
-            if not gate_allows(gate[ri], low, words, raw_low):
+            ok = allowed.get(gate[ri])
+            if ok is None:
+                if words is None:
+                    words = text_words(low)
+                    if raw is not None and raw is not ft and not raw.isascii():
+                        raw_low = raw.lower()
+                ok = allowed[gate[ri]] = gate_allows(gate[ri], low, words, raw_low)
+            if not ok:
                 del hits[ri]  # a text in a known language, with no word or letter of the rule's
         out: dict[int, list[tuple[int, int]]] = {}
         timeouts: list[tuple[int, int, Rule]] = []

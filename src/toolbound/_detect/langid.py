@@ -189,8 +189,8 @@ def _any_added_letters(text: str) -> bool:
 
 # The language gate of the rules (round 60 of ``benchmarks/model_selection.md``): a rule whose
 # languages are all Latin-script added languages does not run on a text written in a known language
-# (see gate_allows) unless the text holds a marker of one of them, so the Dutch rules do not run over English text that happens to say "ai" or "agent". A marker
-# is a letter of :data:`_LATIN_LETTERS` (Vietnamese: also its tone-marked vowels), or a function word
+# (see gate_allows) unless the text holds a marker of one of them, so the Dutch rules do not run
+# over English text that happens to say "ai" or "agent". A marker is a letter of :data:`_LATIN_LETTERS` (Vietnamese: also its tone-marked vowels), or a function word
 # of the language's list that no list of the six known Latin-script languages holds, except the
 # words in :data:`GATE_COMMON`: those occur in more than :data:`GATE_MAX_SHARE` of the English
 # train-split records or of the benign 4 KB stdlib chunks (counted by ``benchmarks/gate_words.py``,
@@ -198,6 +198,8 @@ def _any_added_letters(text: str) -> bool:
 GATED_LANGUAGES = _LATIN_ADDED
 GATE_MAX_SHARE = 0.01
 GATE_COMMON = frozenset({"dan", "door", "pro", "proto", "ve"})
+# every word of the six known Latin-script languages' lists (no marker can be one of them)
+KNOWN_LATIN_WORDS = frozenset(w for lang in _LATIN_KNOWN for w in _WORDS[lang].split())
 
 
 def _gate_words() -> dict[str, frozenset[str]]:
@@ -205,10 +207,9 @@ def _gate_words() -> dict[str, frozenset[str]]:
     # word counts in its folded spelling too.
     from toolbound._detect.fold import fold
 
-    known = set().union(*(_WORDS[k].split() for k in _LATIN_KNOWN))
     out = {}
     for lang in _LATIN_ADDED:
-        words = set(_WORDS[lang].split()) - known - GATE_COMMON
+        words = set(_WORDS[lang].split()) - KNOWN_LATIN_WORDS - GATE_COMMON
         out[lang] = frozenset(words | {fold(w).text.lower() for w in words})
     return out
 
@@ -245,9 +246,9 @@ def writes_any(langs: tuple[str, ...], low: str, words: frozenset[str], raw_low:
 
 def gate_allows(langs: tuple[str, ...], low: str, words: frozenset[str], raw_low: str | None = None) -> bool:
     """Whether a rule for ``langs`` (Latin-script added languages) runs on lower-cased ``low``
-    (whose :func:`text_words` are ``words``; ``raw_low`` as :func:`writes_any`): unless the text is written in a known language (at
-    least :data:`GATE_KNOWN_WORDS` distinct function words of the six known Latin-script languages)
-    and holds no marker of ``langs``. A one-line command or a JSON value with no function word is
+    (whose :func:`text_words` are ``words``; ``raw_low`` as :func:`writes_any`): unless the text
+    is written in a known language (at least :data:`GATE_KNOWN_WORDS` distinct function words of the
+    six known Latin-script languages) and holds no marker of ``langs``. A one-line command or a JSON value with no function word is
     not judged: the rule runs."""
     if len(_KNOWN_ONLY_WORDS.intersection(words)) < GATE_KNOWN_WORDS:
         return True
