@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from toolbound._detect.needs import check_view, required_literals, satisfied
+from toolbound._detect.needs import Presence, check_view, required_literals, satisfied
 from toolbound._detect.packs import load_rules, pattern_flags
 
 RULES = load_rules()
@@ -166,3 +168,20 @@ def test_latin_extended_a_letters_are_literals() -> None:
         assert _cased_ok(ch) and _cased_ok(ch.upper()), ch
     for ch in "\u0130\u0131\u0138\u0149\u017f":  # İ ı ĸ ŉ ſ: case mappings that are not one letter to one
         assert not _cased_ok(ch), ch
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcxyz \n\x00\u2003\x1c", max_size=120),
+       st.lists(st.lists(st.text(alphabet="abcxyz \x00\u2003\x1c", min_size=1, max_size=4), min_size=1, max_size=4),
+                min_size=1, max_size=3),
+       st.lists(st.tuples(st.integers(0, 130), st.integers(0, 130)), min_size=1, max_size=8))
+def test_satisfied_with_a_presence_cache_answers_as_without(view, groups, windows):
+    """One Presence per view, shared by every window as the scanner shares it: literals with and
+    without whitespace (looked up in the distinct tokens or in the view), small and large windows."""
+    needs = tuple(tuple(g) for g in groups)
+    seen = Presence(view)
+    for a, b in windows:
+        assert satisfied(needs, view, a, b, seen) == satisfied(needs, view, a, b), (a, b)
+    for g in groups:
+        for s in g:
+            assert seen.has(s) == (s in view), s

@@ -34,7 +34,7 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
-from toolbound._detect.needs import (Needs, check_view, first_literals, min_width, required_literals,
+from toolbound._detect.needs import (Needs, Presence, check_view, first_literals, min_width, required_literals,
                                      required_scripts, satisfied, scripts_satisfied, start_positions,
                                      text_scripts)
 from toolbound._detect.langid import GATED_LANGUAGES, gate_allows, text_words
@@ -54,6 +54,7 @@ TIMEOUT_WEIGHT = 0.5  # fail closed: a text that makes a rule time out is suspic
 DAMPEN_RADIUS = 400   # characters around a context match within which evidence is weakened
 MAX_FINDINGS_PER_RULE = 50
 MAX_ANCHORED = 16  # a window with more candidate match starts than this is searched as a whole
+PRESENCE_MIN = 1024  # texts shorter than this search their windows for literals directly (needs.Presence)
 MAX_FIRSTS = 64    # start strings looked up per window before a rule is searched as a whole
 SHORT_SCAN = 64    # texts up to this length have their findings cached (ids, names, statuses, labels)
 SHORT_SCAN_LIMIT = 8192
@@ -360,6 +361,8 @@ class Scanner:
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
+        seen = Presence(chk) if chk is not None and len(chk) >= PRESENCE_MIN else None  # see needs.Presence
+        leet_views: dict[tuple[int, int], tuple[str, str | None, Presence | None] | None] = {}
         present = text_scripts(ft)
         leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
@@ -458,18 +461,23 @@ class Scanner:
                 check = chk is not None and has_needs
                 for a, b in _windows(pspans, rule.window, n, rpos, cover):
                     try:
-                        found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check))
+                        found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check, seen))
                         if with_leet:
                             # The same window with leet digits read as letters ("1gn0re"), checked
                             # and anchored on its own view like any window. A window without leet
                             # digits reads the same, and a match there counts only where it differs.
-                            raw = ft[a:b]
-                            view = unleet(raw)
-                            if view == raw:
+                            # Rules sharing a window share its view and literal cache.
+                            if (a, b) in leet_views:
+                                lv = leet_views[(a, b)]
+                            else:
+                                seg = ft[a:b]
+                                view = unleet(seg)
+                                lv = leet_views[(a, b)] = None if view == seg else _leet_view(view)
+                            if lv is None:
                                 continue
-                            vchk = check_view(view)
+                            view, vchk, vseen = lv
                             for ms, me in self._find(ri, pat, idxs, view, 0, len(view), vchk,
-                                                     vchk is not None and has_needs):
+                                                     vchk is not None and has_needs, vseen):
                                 if ft[ms + a:me + a] != view[ms:me]:
                                     found.append((ms + a, me + a))
                                     leet_found.append((ri, ms + a, me + a))
@@ -480,10 +488,11 @@ class Scanner:
         return out, kw, rot, timeouts, set(leet_found)
 
     def _find(self, ri: int, pat: Any, idxs: tuple[int, ...], text: str, a: int, b: int, chk: str | None,
-              check: bool) -> list[tuple[int, int]]:
+              check: bool, seen: Presence | None = None) -> list[tuple[int, int]]:
         """Non-empty matches of rule ``ri``'s patterns ``idxs`` (alternation ``pat``) in ``text[a:b]``,
         as finditer would give them. ``chk`` is the check view of ``text`` (None: search plainly);
-        with ``check``, patterns whose literals are absent from the window are skipped."""
+        with ``check``, patterns whose literals are absent from the window are skipped (``seen``:
+        the caller's cache of the literals present in ``chk``, see needs.Presence)."""
         key = (ri, idxs)
         mw = self._minw_union.get(key)
         if mw is None:
@@ -494,7 +503,7 @@ class Scanner:
         sel = run_idxs = idxs
         if check:
             needs = self._needs[ri]
-            ok = [j for j in idxs if satisfied(needs[j], chk, a, b)]  # type: ignore[arg-type]
+            ok = [j for j in idxs if satisfied(needs[j], chk, a, b, seen)]  # type: ignore[arg-type]
             if not ok:
                 return []  # no pattern can match in this window
             if len(ok) < len(idxs):
@@ -723,6 +732,12 @@ class Scanner:
                                e.rule.reason + e.note, score=round(e.weight, 4), detail=e.detail))
         out.sort(key=lambda x: (x.start, -x.end, x.rule_id))
         return out
+
+
+def _leet_view(view: str) -> tuple[str, str | None, Presence | None]:
+    """A window read with leet digits as letters: the view, its check view and their cache."""
+    vchk = check_view(view)
+    return view, vchk, (Presence(vchk) if vchk is not None and len(vchk) >= PRESENCE_MIN else None)
 
 
 def _check_order(needs: Needs) -> Needs:

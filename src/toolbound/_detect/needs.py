@@ -42,7 +42,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _p  # type: ignore[no-redef]
 
-__all__ = ["Needs", "SCRIPTS", "check_view", "first_literals", "required_literals", "required_scripts", "satisfied",
+__all__ = ["Needs", "Presence", "SCRIPTS", "check_view", "first_literals", "required_literals", "required_scripts", "satisfied",
            "scripts_satisfied", "start_positions", "text_scripts"]
 
 Needs = tuple[tuple[str, ...], ...]
@@ -361,12 +361,75 @@ def check_view(text: str, low: str | None = None) -> str | None:
     return low
 
 
-def satisfied(needs: Needs, view: str, a: int, b: int) -> bool:
-    """Whether every group of ``needs`` has a literal inside ``view[a:b]``."""
+_SOLID: dict[str, bool] = {}  # literal -> whether it holds no whitespace (nor the token separator)
+
+
+class Presence:
+    """Which literals occur anywhere in one view: a cache owned by one scan of one text.
+
+    A long result whose literal hits are dense (a thread of comments, a page of search results)
+    becomes one window over nearly all of it, and each rule's patterns there check their verbs
+    ("print", "output", "share"...) by searching the whole text, most of them absent. A literal
+    without whitespace occurs in the view only inside one of its whitespace-separated tokens, so it
+    is looked for once in the distinct tokens joined (a few hundred characters for a repetitive
+    result) instead of the whole view; the answer is kept for the other rules and windows.
+    """
+
+    __slots__ = ("view", "known", "_tokens")
+
+    def __init__(self, view: str) -> None:
+        self.view = view
+        self.known: dict[str, bool] = {}
+        self._tokens: str | None = None
+
+    def has(self, s: str) -> bool:
+        k = self.known.get(s)
+        if k is None:
+            solid = _SOLID.get(s)
+            if solid is None:
+                solid = _SOLID[s] = "\x00" not in s and s.split() == [s]
+            if solid:
+                tokens = self._tokens
+                if tokens is None:
+                    tokens = self._tokens = "\x00".join(set(self.view.split()))
+                k = s in tokens
+            else:
+                k = s in self.view
+            self.known[s] = k
+        return k
+
+
+def satisfied(needs: Needs, view: str, a: int, b: int, seen: Presence | None = None) -> bool:
+    """Whether every group of ``needs`` has a literal inside ``view[a:b]``.
+
+    ``seen`` (the :class:`Presence` of ``view``) answers for windows spanning at least half the
+    view, where asking it costs no more than searching the window; smaller windows only skip the
+    literals it already knows to be absent.
+    """
     find = view.find
+    if seen is None:
+        for group in needs:
+            for s in group:
+                if find(s, a, b) >= 0:
+                    break
+            else:
+                return False
+        return True
+    n = len(view)
+    if 2 * (b - a) < n:
+        known = seen.known
+        for group in needs:
+            for s in group:
+                if known.get(s) is not False and find(s, a, b) >= 0:
+                    break
+            else:
+                return False
+        return True
+    whole = a == 0 and b >= n
+    has = seen.has
     for group in needs:
         for s in group:
-            if find(s, a, b) >= 0:
+            if has(s) and (whole or find(s, a, b) >= 0):
                 break
         else:
             return False
