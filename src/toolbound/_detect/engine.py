@@ -386,8 +386,15 @@ class Scanner:
             if leet and lit.isascii() and any(low[s:e] != lit for s, e, _ in occ):
                 # The keyword appears only through leetspeak: its rules also run on the unleeted view.
                 leet_rules.update(hit_rules[lit])
-            for ri in hit_req[lit]:
-                req.setdefault(ri, []).extend(s for s, _, _ in occ)
+            rq = hit_req[lit]
+            if rq:
+                at = [h[0] for h in occ]
+                for ri in rq:
+                    lst = req.get(ri)
+                    if lst is None:
+                        req[ri] = at.copy()  # sorted in place later: one list per rule
+                    else:
+                        lst.extend(at)
             for ri in hit_rules[lit]:
                 if ri == _ROT13:
                     if allow_rot13:
