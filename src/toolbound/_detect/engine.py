@@ -361,7 +361,7 @@ class Scanner:
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
-        seen = Presence(chk) if chk is not None and len(chk) >= PRESENCE_MIN else None  # see needs.Presence
+        seen = _presence(chk)
         leet_views: dict[tuple[int, int], tuple[str, str | None, Presence | None] | None] = {}
         present = text_scripts(ft)
         leet = _has_any(low, _LEET_DIGITS)
@@ -741,10 +741,15 @@ class Scanner:
         return out
 
 
+def _presence(chk: str | None) -> Presence | None:
+    """The literal cache of check view ``chk`` (None: no check view, or too short to pay off)."""
+    return Presence(chk) if chk is not None and len(chk) >= PRESENCE_MIN else None
+
+
 def _leet_view(view: str) -> tuple[str, str | None, Presence | None]:
     """A window read with leet digits as letters: the view, its check view and their cache."""
     vchk = check_view(view)
-    return view, vchk, (Presence(vchk) if vchk is not None and len(vchk) >= PRESENCE_MIN else None)
+    return view, vchk, _presence(vchk)
 
 
 def _check_order(needs: Needs) -> Needs:
