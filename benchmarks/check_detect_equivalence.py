@@ -7,10 +7,11 @@ Run from the repository root::
     PYTHONPATH=src python benchmarks/check_detect_equivalence.py --compare /tmp/detect_baseline.json
 
 Texts: every text of ``corpus/corpus.jsonl`` and ``corpus/generated.jsonl``, every text of the JSONL
-files in ``--datasets`` (default ``../shared/datasets``, read in place, never copied), and the benign
-4 KB chunks of ``bench_detect_speed.py``. For each text it records ``flagged``, ``score`` (rounded
-to 1e-9) and the sorted findings ``(rule_id, family, start, end, severity, reason, score, detail)``;
-also ``scan_strings()`` over each text's lines, for the cross-field path. Any difference is listed.
+files in ``--datasets`` (default ``../shared/datasets``, read in place, never copied), the benign
+4 KB chunks of ``bench_detect_speed.py`` and 20 KB of each shape of ``adversarial_shapes.py``. For
+each text it records ``flagged``, ``score`` (rounded to 1e-9) and the sorted findings
+``(rule_id, family, start, end, severity, reason, score, detail)``; also ``scan_strings()`` over
+each text's lines, for the cross-field path. Any difference is listed.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def texts(datasets: str) -> list[tuple[str, str]]:
     benign = benign_source()
     for i in range(0, len(benign), 4000):
         out.append((f"benign:{i}", benign[i:i + 4000]))
+    from adversarial_shapes import SHAPES, make
+
+    for name in SHAPES:  # dense hits, findings and evasions (20 KB: quick even where cost was quadratic)
+        out.append((f"shape:{name}", make(name, 20_000)))
     return out
 
 

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolbound._detect import model as M
+from toolbound._detect.engine import get_scanner
+from toolbound._detect.spanindex import SHORT, SpanIndex
+from toolbound._types import Finding
 
 
 def _strings() -> list[str]:
@@ -186,3 +193,81 @@ def test_clear_text_caches_forgets_short_text_answers() -> None:
     if weights_present():
         assert not get_model()._short
     assert toolbound.detect("status: open") == first  # the same answer, computed afresh
+
+
+# -- overlap questions answered through SpanIndex (were quadratic on texts of many repeated words) ----
+
+
+_span = st.tuples(st.integers(0, 400), st.integers(0, 3 * SHORT)).map(lambda t: (t[0], t[0] + t[1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_span, max_size=60), st.integers(-50, 450), st.integers(0, 120))
+def test_span_index_candidates_hold_every_span_meeting_the_range(spans, a, width):
+    b = a + width
+    got = list(SpanIndex(spans).candidates(a, b))
+    assert len(got) == len(set(got))
+    assert {i for i, (s, e) in enumerate(spans) if s <= b and e >= a} <= set(got)
+
+
+def _finding(start: int, end: int, family: str, score: float) -> Finding:
+    return Finding(rule_id=f"{family}.x", family=family, severity="medium", start=start, end=end,
+                   reason="r", score=score)
+
+
+_findings = st.lists(st.builds(_finding, st.integers(0, 300), st.integers(0, 300),
+                               st.sampled_from(["override", "exfiltration", "secrecy"]),
+                               st.sampled_from([0.2, 0.5, 0.85])), max_size=50)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_findings, st.integers(0, 320), st.integers(0, 120))
+def test_rule_hits_through_the_index_equal_the_plain_scan(findings, s, width):
+    findings = [f if f.end >= f.start else _finding(f.end, f.start, f.family, f.score) for f in findings]
+    plain = M._rule_hits(findings, s, s + width)
+    indexed = M._rule_hits(M.IndexedFindings(findings), s, s + width)
+    assert indexed == plain
+
+
+def _plain_candidates(text: str, findings: list[Finding]) -> list[tuple[int, int]]:
+    """candidate_passages as written before the index: every passage asked for every finding."""
+    spans, _ = M.candidate_passages(text, [])
+    for f in findings:
+        if f.end <= f.start or any(ps <= f.start < pe for ps, pe in spans):
+            continue
+        spans.append(M._expand(text, f.start, min(f.end, f.start + 2 * M.MAX_SIDE)))
+    return sorted(spans)
+
+
+_WORDS = ["ignore", "you", "must", "send", "the", "report", "to", "a@b.c", "please", "if", "AI", "\n", ".",
+          "tell", "system:", "data", "now", "x"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=120), st.data())
+def test_candidate_passages_with_findings_equal_the_plain_ones(words, data):
+    text = " ".join(words)
+    n = len(text)
+    raw = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, 40)), max_size=40))
+    findings = [_finding(s, min(n, s + w), "override", 0.5) for s, w in raw]
+    for order in (sorted(findings, key=lambda f: f.start), findings):  # the engine's order, and any
+        got, _ = M.candidate_passages(text, order)
+        assert got == _plain_candidates(text, order)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_span, max_size=30), st.lists(_span, max_size=30), st.lists(_span, max_size=60))
+def test_keyword_evasions_pair_each_word_with_the_first_keyword_it_meets(invisibles, homoglyphs, keywords):
+    scanner = get_scanner()
+    folded = SimpleNamespace(invisibles=invisibles, homoglyphs=homoglyphs,
+                             map=SimpleNamespace(span=lambda s, e: (s, e)))
+    evs: list = []
+    scanner._keyword_evasions(folded, keywords, evs)
+    want = []
+    for name, spans in (("invisible_in_word", invisibles), ("homoglyph_word", homoglyphs)):
+        for a, b in spans:
+            for ka, kb in keywords:  # the first keyword in hit order that meets the word
+                if a <= kb and ka <= b:
+                    want.append((name, min(a, ka), max(b, kb)))
+                    break
+    assert [(e.rule.builtin, e.start, e.end) for e in evs] == want

@@ -37,6 +37,7 @@ from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, 
 from toolbound._detect.needs import (Needs, Presence, check_view, first_literals, min_width, required_literals,
                                      required_scripts, satisfied, scripts_satisfied, start_positions,
                                      text_scripts)
+from toolbound._detect.spanindex import SpanIndex
 from toolbound._detect.langid import GATED_LANGUAGES, gate_allows, text_words
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
@@ -652,16 +653,20 @@ class Scanner:
 
     def _keyword_evasions(self, f: Folded, kw: list[tuple[int, int]], evs: list[_Ev]) -> None:
         """Builtins: a prefilter keyword that was split by invisible characters or spelt with lookalikes."""
+        todo = [(rule, spans) for name, spans in (("invisible_in_word", f.invisibles), ("homoglyph_word", f.homoglyphs))
+                if spans and (rule := self._builtins.get(name)) is not None]
+        if not todo or not kw:
+            return
         orig_kw = [f.map.span(s, e) for s, e in kw]
-        for name, spans in (("invisible_in_word", f.invisibles), ("homoglyph_word", f.homoglyphs)):
-            rule = self._builtins.get(name)
-            if rule is None:
-                continue
+        index = SpanIndex(orig_kw)  # a text of many lookalike words has as many keyword hits
+        for rule, spans in todo:
             for a, b in spans:
-                for ka, kb in orig_kw:
-                    if a <= kb and ka <= b:
-                        evs.append(_Ev(rule, min(a, ka), max(b, kb), rule.weight, plain=False))
-                        break
+                # The first keyword in hit order that meets the word, as a scan of the list finds it.
+                k = min((k for k in index.candidates(a, b) if a <= orig_kw[k][1] and orig_kw[k][0] <= b),
+                        default=None)
+                if k is not None:
+                    ka, kb = orig_kw[k]
+                    evs.append(_Ev(rule, min(a, ka), max(b, kb), rule.weight, plain=False))
 
     def _deobfuscated(self, ft: str, f: Folded, evs: list[_Ev]) -> None:
         """Rescan windows around letter-padded runs ("i g n o r e") that spell a keyword."""

@@ -58,6 +58,7 @@ from typing import Any
 from toolbound._types import Finding
 from toolbound._detect.engine import _trie_regex as _trie  # one trie builder for literals
 from toolbound._detect.langid import added_language
+from toolbound._detect.spanindex import SpanIndex
 
 __all__ = [
     "DENSE_NAMES", "DOC_NAMES", "FEATURE_VERSION", "HASH_BITS", "Model", "ModelError", "candidate_passages",
@@ -836,10 +837,28 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
         spans.append((ps, pe))
         last_end = pe
     if findings:
+        # A finding inside a cue passage or an earlier finding's passage opens none. The cue passages
+        # are sorted and disjoint (bisect); a finding's passage starts at or before the finding, so
+        # with findings in position order (the engine's) an earlier one covers a later one exactly
+        # when it ends after its start. Asking every passage for every finding was quadratic.
+        cue_starts = [ps for ps, _ in spans]
+        cue_spans = list(spans)
+        ordered = all(findings[k - 1].start <= findings[k].start for k in range(1, len(findings)))
+        added_end = -1
         for f in findings:
-            if f.end <= f.start or any(ps <= f.start < pe for ps, pe in spans):
+            if f.end <= f.start:
                 continue
-            spans.append(_expand(text, f.start, min(f.end, f.start + 2 * MAX_SIDE)))
+            k = bisect_right(cue_starts, f.start) - 1
+            if k >= 0 and f.start < cue_spans[k][1]:
+                continue
+            if ordered:
+                if f.start < added_end:
+                    continue
+            elif any(ps <= f.start < pe for ps, pe in spans[len(cue_spans):]):
+                continue
+            ps, pe = _expand(text, f.start, min(f.end, f.start + 2 * MAX_SIDE))
+            spans.append((ps, pe))
+            added_end = max(added_end, pe)
         spans.sort()
     return spans, counts
 
@@ -1227,9 +1246,27 @@ def _local_ctx(doc_counts: dict[str, Any], s: int, e: int) -> int:
     return bisect_right(pos, e + LOCAL_CONTEXT) - bisect_left(pos, s - LOCAL_CONTEXT)
 
 
+class IndexedFindings(list):  # type: ignore[type-arg]
+    """A document's findings with a :class:`SpanIndex` over them, so that each passage asks only the
+    findings near it (:func:`_rule_hits`); a list otherwise."""
+
+    __slots__ = ("spans",)
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        super().__init__(findings)
+        self.spans = SpanIndex([(f.start, f.end) for f in self]) if len(self) > INDEX_FINDINGS else None
+
+
+INDEX_FINDINGS = 16  # fewer findings are simply scanned
+
+
 def _rule_hits(findings: Sequence[Finding], s: int, e: int) -> dict[str, float]:
+    """The strongest finding score per family among ``findings`` that meet passage ``[s, e)`` (or
+    start where it starts)."""
     out: dict[str, float] = {}
-    for f in findings:
+    index = findings.spans if isinstance(findings, IndexedFindings) else None
+    near = findings if index is None else [findings[k] for k in index.candidates(s, max(s, e))]
+    for f in near:
         if (f.start < e and s < f.end) or f.start == s:
             if f.score > out.get(f.family, 0.0):
                 out[f.family] = f.score
@@ -1342,6 +1379,8 @@ def extract(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener |
             morphology: bool = False, verbs: LearnedOpener | None = None, outputs: LearnedOpener | None = None,
             operate: SubstringOpener | None = None) -> tuple[list[PassageRow], dict[str, int]]:
     """Every candidate passage of ``text`` with its features (training and tests use this)."""
+    if len(findings) > INDEX_FINDINGS:
+        findings = IndexedFindings(findings)
     spans, counts = candidate_passages(text, findings, opener, morphology, verbs, outputs, operate)
     cids = context_ids(counts)
     rows = []
@@ -1622,6 +1661,8 @@ class Model:
 
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
+        if len(findings) > INDEX_FINDINGS:
+            findings = IndexedFindings(findings)
         spans, counts = candidate_passages(text, findings, self.opener, self.morphology, self.verbs,
                                            self.outputs, self.operate)
         if self.needs_english or self.needs_other:
