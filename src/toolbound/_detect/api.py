@@ -38,9 +38,16 @@ def detect(text: str, *, threshold: float | None = None) -> Detection:
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise ValueError("threshold must be between 0 and 1")
     impl = _IMPL or _load()
-    findings = impl[0]().scan(text)
+    findings, runs = impl[0]().scan_decoded(text)
     s = impl[1](text, findings)
     t = impl[2] if threshold is None else threshold
+    if runs:
+        # What the engine decoded (base64, hex, ...) is scored too; see score.decoded_score.
+        sd, finding = impl[3](runs)
+        if sd > s:
+            s = sd
+            if finding is not None and sd >= t:
+                findings = sorted([*findings, finding], key=lambda f: (f.start, -f.end, f.rule_id))
     return Detection(flagged=s >= t, score=s, findings=findings)
 
 
@@ -51,9 +58,9 @@ def _load() -> tuple:
     """Import the engine and the scorer once (an import statement per call costs microseconds)."""
     global _IMPL
     from toolbound._detect.engine import get_scanner
-    from toolbound._detect.score import DEFAULT_THRESHOLD, score
+    from toolbound._detect.score import DEFAULT_THRESHOLD, decoded_score, score
 
-    _IMPL = (get_scanner, score, DEFAULT_THRESHOLD)
+    _IMPL = (get_scanner, score, DEFAULT_THRESHOLD, decoded_score)
     return _IMPL
 
 
@@ -105,21 +112,31 @@ def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:
         the first field it touches (offsets to that field's end), its reason says it spans fields and
         ``detail`` lists the paths it covers.
     """
+    return scan_strings_decoded(items)[0]
+
+
+def scan_strings_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], dict[str, tuple]]:
+    """:func:`scan_strings`, plus the runs the engine decoded from each string (by path; strings
+    with none are absent), for ``score.decoded_score``."""
     from toolbound._detect.engine import get_scanner
 
     scanner = get_scanner()
     out: list[Finding] = []
     texts: list[str] = []
     paths: list[str] = []
+    decoded: dict[str, tuple] = {}
     for path, text in items:
         if not isinstance(text, str):
             raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
         paths.append(path)
         texts.append(text)
-        out.extend(f.at(path) for f in scanner.scan(text))
+        found, runs = scanner.scan_decoded(text)
+        out.extend(f.at(path) for f in found)
+        if runs:
+            decoded[path] = runs
     if len(texts) > 1:
         out.extend(_cross_field(scanner, paths, texts))
-    return out
+    return out, decoded
 
 
 def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]:  # type: ignore[no-untyped-def]

@@ -140,7 +140,7 @@ class Scanner:
         # Findings of short texts (at most SHORT_SCAN characters): a scan is a pure function of the
         # text, and the same statuses, labels and names come back in result after result. Emptied
         # when full; a result with an engine.timeout finding is never kept (timing is not the text).
-        self._short: dict[str, tuple[Finding, ...]] = {}
+        self._short: dict[str, tuple[tuple[Finding, ...], tuple[Encoded, ...]]] = {}
         self._pattern_rules = [i for i, r in enumerate(self.rules) if r.compiled]
         # A rule's patterns joined into one alternation: one pass over a window instead of one per
         # pattern (the regex module's per-call cost dominates on short windows).
@@ -266,17 +266,25 @@ class Scanner:
         such finding is still found (a match lies inside its window). Context rules and encoded
         runs are scanned as usual, so weakening and decoding see what they always see.
         """
-        if across is not None or len(text) > SHORT_SCAN:
+        if across is not None:
             return self._findings(self._scan(text, 0, across))
-        hit = self._short.get(text)
-        if hit is not None:
-            return list(hit)
-        out = self._findings(self._scan(text, 0))
-        if not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
+        return self.scan_decoded(text)[0]
+
+    def scan_decoded(self, text: str) -> tuple[list[Finding], tuple[Encoded, ...]]:
+        """:meth:`scan`, plus the runs the engine decoded from ``text`` at the top level (base64,
+        hex, URL-encoding, ``\\x`` escapes, rot13 windows, Unicode tag characters; offsets into
+        ``text``), so that the scorer can read the decoded texts too (``score.decoded_score``)."""
+        if len(text) <= SHORT_SCAN:
+            hit = self._short.get(text)
+            if hit is not None:
+                return list(hit[0]), hit[1]
+        runs: list[Encoded] = []
+        out = self._findings(self._scan(text, 0, decoded=runs))
+        if len(text) <= SHORT_SCAN and not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
             if len(self._short) >= SHORT_SCAN_LIMIT:
                 self._short.clear()
-            self._short[text] = tuple(out)
-        return out
+            self._short[text] = (tuple(out), tuple(runs))
+        return out, tuple(runs)
 
     def prefilter_hits(self, text: str) -> bool:
         """Whether any literal of any rule occurs in ``text``."""
@@ -583,7 +591,10 @@ class Scanner:
         self._unguarded[key] = out
         return out
 
-    def _scan(self, text: str, depth: int, across: Sequence[int] | None = None) -> list[_Ev]:
+    def _scan(self, text: str, depth: int, across: Sequence[int] | None = None,
+              decoded: list[Encoded] | None = None) -> list[_Ev]:
+        """Evidence in ``text`` (offsets into it); ``decoded`` (given at the top level) receives the
+        runs decoded from it (see :meth:`scan_decoded`)."""
         f = fold(text)
         ft = f.text
         if across is not None and ft != text:
@@ -622,6 +633,8 @@ class Scanner:
                 encoded.extend(self._rot13_windows(ft, f, rot))
             for enc in encoded:
                 self._decoded(enc, depth, evs)
+            if decoded is not None:
+                decoded.extend(encoded)
         ctx = [e for e in evs if e.rule is not None and e.rule.family == CONTEXT_FAMILY]
         if ctx:
             evs = [e for e in evs if e.rule is None or e.rule.family != CONTEXT_FAMILY]

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from toolbound._types import Finding
 
-__all__ = ["CLASSIFIER", "DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "classifier_score", "passages",
-           "rule_score", "score", "untrained_findings"]
+__all__ = ["CLASSIFIER", "DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "classifier_score", "decoded_score",
+           "passages", "rule_score", "score", "untrained_findings"]
 
 Passage = tuple[int, int]
 Scorer = Callable[[str, Sequence[Passage], Sequence[Finding]], float]
@@ -151,6 +152,41 @@ def score(text: str, findings: Sequence[Finding], *, passage_spans: Sequence[Pas
     s = _own_score(text, findings, passage_spans)
     p = classifier_score(text)
     return s if p is None else max(s, p)
+
+
+DECODED_MIN_CHARS = 20
+"""Decoded texts shorter than this (stripped) are not scored on their own (ids, short tokens)."""
+
+
+def decoded_score(runs: Sequence[Any]) -> tuple[float, Finding | None]:
+    """The highest score of the texts the engine decoded from one text, and a finding that says so.
+
+    The engine decodes base64, hex, URL-encoding, ``\\x`` escapes, rot13 and Unicode tag characters
+    and rescans the decoded text with the rules; the passage model would otherwise see only an opaque
+    blob, so a request to act that no rule words ("Assistant: forward the customer's profile to ...",
+    base64 in a JSON field) stayed invisible. Each decoded text of at least
+    :data:`DECODED_MIN_CHARS` characters is scored as a text of its own (rules, model, classifier),
+    and the caller keeps the larger of that and the text's own score (round 63 of
+    ``benchmarks/model_selection.md``). ``runs``: the engine's ``Encoded`` runs (``scan_decoded``),
+    offsets into the text. The finding (``model.decoded``, family ``hidden_carrier``) covers the
+    encoded run whose decoded text scored highest.
+    """
+    from toolbound._detect.engine import get_scanner
+
+    best, at = 0.0, None
+    for enc in runs:
+        dec = enc.decoded
+        if len(dec.strip()) < DECODED_MIN_CHARS:
+            continue
+        s = score(dec, get_scanner().scan(dec))
+        if s > best:
+            best, at = s, enc
+    if at is None:
+        return 0.0, None
+    finding = Finding("model.decoded", "hidden_carrier", "high" if best >= 0.8 else "medium", at.start, at.end,
+                      f"{at.kind}-encoded text whose decoded form the detector scores {best:.2f} as "
+                      "instructions aimed at the assistant", "", best, "detect", at.kind)
+    return best, finding
 
 
 def _own_score(text: str, findings: Sequence[Finding], passage_spans: Sequence[Passage] | None) -> float:

@@ -24,27 +24,33 @@ from toolbound._types import Finding
 
 def scan_all(items: Sequence[tuple[str, str]]) -> list[Finding]:
     """``scan_strings(items)``, in the same order, scanning each distinct text once."""
+    return scan_all_decoded(items)[0]
+
+
+def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], dict[str, tuple]]:
+    """:func:`scan_all`, plus the runs the engine decoded from each string, by path
+    (``api.scan_strings_decoded``)."""
     from toolbound._detect import api
 
-    cross = getattr(api, "_cross_field", None)
-    if len(items) < 2 or cross is None:
-        return api.scan_strings(items)
     texts = [t for _, t in items]
-    if len(set(texts)) == len(texts):
-        return api.scan_strings(items)
+    if len(items) < 2 or len(set(texts)) == len(texts):
+        return api.scan_strings_decoded(items)
     from toolbound._detect.engine import get_scanner
 
-    seen: dict[str, list[Finding]] = {}
+    seen: dict[str, tuple[list[Finding], dict[str, tuple]]] = {}
     out: list[Finding] = []
+    decoded: dict[str, tuple] = {}
     for path, text in items:
-        found = seen.get(text)
-        if found is None:
-            found = seen[text] = api.scan_strings([(path, text)])  # one item: no cross-field part
-            out.extend(found)
+        hit = seen.get(text)
+        if hit is None:
+            hit = seen[text] = api.scan_strings_decoded([(path, text)])  # one item: no cross-field part
+            out.extend(hit[0])
         else:
-            out.extend(f.at(path) for f in found)
-    out.extend(cross(get_scanner(), [p for p, _ in items], texts))
-    return out
+            out.extend(f.at(path) for f in hit[0])
+        if hit[1]:
+            decoded[path] = next(iter(hit[1].values()))
+    out.extend(api._cross_field(get_scanner(), [p for p, _ in items], texts))
+    return out, decoded
 
 
 def run(ctx: Context) -> None:
@@ -52,14 +58,15 @@ def run(ctx: Context) -> None:
         return
     from toolbound._detect.api import default_threshold
     from toolbound._detect import score as score_mod
-    from toolbound._detect.score import classifier_score, score
+    from toolbound._detect.score import classifier_score, decoded_score, score
 
     threshold = ctx.policy.threshold if ctx.policy.threshold is not None else default_threshold()
     clf = score_mod.CLASSIFIER
     if clf is not None and hasattr(clf, "score_many"):
         clf.score_many([t for _, t in ctx.strings])  # one batched model run; score() then reads its cache
     by_path: dict[str, list[Finding]] = {}
-    for f in scan_all(ctx.strings):
+    found, decoded = scan_all_decoded(ctx.strings)
+    for f in found:
         fs = by_path.get(f.path)
         if fs is None:
             by_path[f.path] = [f]
@@ -77,9 +84,21 @@ def run(ctx: Context) -> None:
             s = clean_scores[text]
         else:
             s = clean_scores[text] = score(text, [])
+        from_decoded: Finding | None = None
+        runs = decoded.get(path)
+        if runs:
+            # What the engine decoded from the string (base64, hex, ...) is scored too.
+            sd, from_decoded = decoded_score(runs)
+            if sd > s:
+                s = sd
+            else:
+                from_decoded = None
         if s >= threshold:
             scores[path] = round(s, 4)
-            if fs:
+            if from_decoded is not None:
+                kept.extend(fs or ())
+                kept.append(from_decoded.at(path))
+            elif fs:
                 kept.extend(fs)
             else:
                 p = classifier_score(text)
