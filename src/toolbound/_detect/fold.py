@@ -465,8 +465,17 @@ _B64_URLSAFE = str.maketrans("-_", "+/")
 MAX_DECODE_CHARS = 1 << 20  # per run
 
 
+_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
 def is_texty(s: str) -> bool:
-    """Whether decoded bytes look like natural-language text rather than binary or noise."""
+    """Whether decoded bytes look like natural-language text rather than binary or noise.
+
+    Text: few control characters, and either letters are half of it and it has a space, or letters
+    are 90% of it, or (Chinese, Japanese, Korean prose: no spaces, and punctuation such as ，。「」
+    that is not letters) half of it is ideographs, kana or Hangul, which random bytes essentially
+    never decode to as UTF-8 (round 64 of ``benchmarks/model_selection.md``).
+    """
     if not s:
         return False
     sample = s[:2048]
@@ -474,7 +483,9 @@ def is_texty(s: str) -> bool:
     if bad > len(sample) // 50:
         return False
     letters = sum(1 for ch in sample if ch.isalpha())
-    return (letters * 2 >= len(sample) and " " in sample) or (letters * 10 >= len(sample) * 9 and len(sample) >= 8)
+    if (letters * 2 >= len(sample) and " " in sample) or (letters * 10 >= len(sample) * 9 and len(sample) >= 8):
+        return True
+    return len(sample) >= 4 and len(_CJK_TEXT.findall(sample)) * 2 >= len(sample)
 
 
 def _decode_b64(run: str) -> str | None:
@@ -486,22 +497,39 @@ def _decode_b64(run: str) -> str | None:
     s += "=" * (-len(s) % 4)
     try:
         raw = binascii.a2b_base64(s[:MAX_DECODE_CHARS])
-        return raw.decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    except (binascii.Error, ValueError):
         return None
+    return _utf8(raw)
+
+
+def _utf8(raw: bytes) -> str | None:
+    """``raw`` as UTF-8 (None: not UTF-8). A character cut at the very end (a run truncated, or a
+    wrapped block missing its tail) is dropped rather than refusing the whole run."""
+    for cut in range(4):
+        if cut and (len(raw) <= cut or raw[-cut] < 0x80):
+            break  # only trailing bytes of a multi-byte sequence can be a cut character
+        try:
+            return (raw[:-cut] if cut else raw).decode("utf-8")
+        except UnicodeDecodeError as e:
+            if e.end < len(raw) - cut and e.reason != "unexpected end of data":
+                return None  # invalid inside, not only cut at the end
+    return None
 
 
 def _decode_hex(run: str) -> str | None:
     s = run.replace("\\x", "").replace("\\X", "").replace(" ", "").replace(":", "")
     try:
-        return bytes.fromhex(s[:MAX_DECODE_CHARS]).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
+        raw = bytes.fromhex(s[:MAX_DECODE_CHARS])
+    except ValueError:
         return None
+    return _utf8(raw)
 
 
 _B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
 _B64_NESTED = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}|(?:[0-9A-Fa-f]{2}){16,}")
 _B64_IN_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_QUERY_SEP = re.compile(r"[?&](?=[\w.\-\[\]]{1,40}=)")
+_B64_TAIL = re.compile(r"\r?\n([A-Za-z0-9+/]{1,23}={0,2})[ \t]*(?=\r?\n|$)")
 _HEX_ESC_RUN = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,}")
 
 
@@ -541,6 +569,11 @@ def find_encoded(text: str) -> list[Encoded]:
             merged[-1][1] = b
         else:
             merged.append([a, b])
+    for run in merged:
+        # A wrapped block's last line is usually shorter than a long token: a whole line of base64
+        # right after a block of two or more wrapped lines joins it.
+        if "\n" in text[run[0]:run[1]] and (m := _B64_TAIL.match(text, run[1])) is not None:
+            run[1] = m.end(1)
     for a, b in merged:
         run = text[a:b]
         if run.isalpha() and (run.islower() or run.isupper()):
@@ -571,9 +604,21 @@ def find_encoded(text: str) -> list[Encoded]:
                     dec = unquote_plus(m.group()[:MAX_DECODE_CHARS], errors="strict")
                 except UnicodeDecodeError:
                     continue
-                if is_texty(dec):
-                    out.append(Encoded(m.start(), m.end(), "url", dec))
+                if is_texty(dec) or is_texty(_pct_stretch(m.group())):
+                    # One query parameter per line: a value is read as a passage of its own.
+                    out.append(Encoded(m.start(), m.end(), "url", _QUERY_SEP.sub("\n", dec)))
     return out
+
+
+def _pct_stretch(run: str) -> str:
+    """The decoded part of a URL run from its first to its last escape: a percent-encoded query
+    value read without the plain address or CSV fields before it (the whole run may be mostly
+    ASCII while the value is Chinese prose)."""
+    a, b = run.find("%"), run.rfind("%") + 3
+    try:
+        return unquote_plus(run[a:b][:MAX_DECODE_CHARS], errors="strict")
+    except UnicodeDecodeError:
+        return ""
 
 
 _ROT13 = str.maketrans(
