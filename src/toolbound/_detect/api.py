@@ -31,7 +31,9 @@ def detect(text: str, *, threshold: float | None = None) -> Detection:
 
     Returns:
         A :class:`~toolbound.Detection`: ``flagged``, ``score`` in [0, 1] and ``findings`` whose
-        ``start``/``end`` are offsets into ``text``.
+        ``start``/``end`` are offsets into ``text``. Payloads the engine decodes (base64, hex,
+        URL-encoding, ...) are scored as texts of their own and the larger score stands; when a
+        decoded text decides a flag, a ``model.decoded`` finding marks its encoded run.
     """
     if not isinstance(text, str):
         raise TypeError(f"detect() takes a str, not {type(text).__name__}")

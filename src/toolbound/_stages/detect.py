@@ -6,7 +6,10 @@ A string's findings are kept when the string's score reaches the effective thres
 ``threshold``, else the engine's default); weak evidence below it is counted in the metadata but
 not reported, so a single stray word never becomes a finding that drives an action. Findings from
 normalisation (invisible characters, template tokens, hidden HTML) are always kept. Kept findings
-are attached to their span (by path) and to ``ctx.findings``.
+are attached to their span (by path) and to ``ctx.findings``. A payload the engine decodes from a
+string (base64, hex, URL-encoding, ...) is scored as a text of its own and the string's score is the
+larger of the two (``score.decoded_score``); when the decoded text decides, a ``model.decoded``
+finding marks the encoded run.
 
 Within one call, a text that occurs in several fields (the same comment body, status or label
 repeated down a list) is scanned and scored once: scanning and scoring are pure functions of the
