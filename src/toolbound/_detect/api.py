@@ -44,12 +44,10 @@ def detect(text: str, *, threshold: float | None = None) -> Detection:
     s = impl[1](text, findings)
     t = impl[2] if threshold is None else threshold
     if runs:
-        # What the engine decoded (base64, hex, ...) is scored too; see score.decoded_score.
-        sd, finding = impl[3](runs)
-        if sd > s:
-            s = sd
-            if finding is not None and sd >= t:
-                findings = sorted([*findings, finding], key=lambda f: (f.start, -f.end, f.rule_id))
+        # What the engine decoded (base64, hex, ...) is scored too; see score.with_decoded.
+        s, finding = impl[3](s, runs, t)
+        if finding is not None:
+            findings = sorted([*findings, finding], key=lambda f: (f.start, -f.end, f.rule_id))
     return Detection(flagged=s >= t, score=s, findings=findings)
 
 
@@ -60,9 +58,9 @@ def _load() -> tuple:
     """Import the engine and the scorer once (an import statement per call costs microseconds)."""
     global _IMPL
     from toolbound._detect.engine import get_scanner
-    from toolbound._detect.score import DEFAULT_THRESHOLD, decoded_score, score
+    from toolbound._detect.score import DEFAULT_THRESHOLD, score, with_decoded
 
-    _IMPL = (get_scanner, score, DEFAULT_THRESHOLD, decoded_score)
+    _IMPL = (get_scanner, score, DEFAULT_THRESHOLD, with_decoded)
     return _IMPL
 
 
@@ -119,7 +117,7 @@ def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:
 
 def scan_strings_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], dict[str, tuple]]:
     """:func:`scan_strings`, plus the runs the engine decoded from each string (by path; strings
-    with none are absent), for ``score.decoded_score``."""
+    with none are absent), for ``score.with_decoded``."""
     from toolbound._detect.engine import get_scanner
 
     scanner = get_scanner()

@@ -34,7 +34,7 @@ from typing import Any
 from toolbound._types import Finding
 
 __all__ = ["CLASSIFIER", "DEFAULT_THRESHOLD", "MODEL_SCORER", "Scorer", "classifier_score", "decoded_score",
-           "passages", "rule_score", "score", "untrained_findings"]
+           "passages", "rule_score", "score", "untrained_findings", "with_decoded"]
 
 Passage = tuple[int, int]
 Scorer = Callable[[str, Sequence[Passage], Sequence[Finding]], float]
@@ -187,6 +187,19 @@ def decoded_score(runs: Sequence[Any]) -> tuple[float, Finding | None]:
                       f"{at.kind}-encoded text whose decoded form the detector scores {best:.2f} as "
                       "instructions aimed at the assistant", "", best, "detect", at.kind)
     return best, finding
+
+
+def with_decoded(own: float, runs: Sequence[Any], threshold: float) -> tuple[float, Finding | None]:
+    """A text's final score given its own score and the runs decoded from it: the larger of ``own``
+    and :func:`decoded_score`, plus the ``model.decoded`` finding when a decoded text decides the
+    score and reaches ``threshold`` (None otherwise). ``detect()`` and the sanitize detect stage
+    both call this."""
+    if not runs:
+        return own, None
+    sd, finding = decoded_score(runs)
+    if sd <= own:
+        return own, None
+    return sd, finding if sd >= threshold else None
 
 
 def _own_score(text: str, findings: Sequence[Finding], passage_spans: Sequence[Passage] | None) -> float:

@@ -8,7 +8,7 @@ not reported, so a single stray word never becomes a finding that drives an acti
 normalisation (invisible characters, template tokens, hidden HTML) are always kept. Kept findings
 are attached to their span (by path) and to ``ctx.findings``. A payload the engine decodes from a
 string (base64, hex, URL-encoding, ...) is scored as a text of its own and the string's score is the
-larger of the two (``score.decoded_score``); when the decoded text decides, a ``model.decoded``
+larger of the two (``score.with_decoded``); when the decoded text decides, a ``model.decoded``
 finding marks the encoded run.
 
 Within one call, a text that occurs in several fields (the same comment body, status or label
@@ -61,7 +61,7 @@ def run(ctx: Context) -> None:
         return
     from toolbound._detect.api import default_threshold
     from toolbound._detect import score as score_mod
-    from toolbound._detect.score import classifier_score, decoded_score, score
+    from toolbound._detect.score import classifier_score, score, with_decoded
 
     threshold = ctx.policy.threshold if ctx.policy.threshold is not None else default_threshold()
     clf = score_mod.CLASSIFIER
@@ -87,15 +87,8 @@ def run(ctx: Context) -> None:
             s = clean_scores[text]
         else:
             s = clean_scores[text] = score(text, [])
-        from_decoded: Finding | None = None
-        runs = decoded.get(path)
-        if runs:
-            # What the engine decoded from the string (base64, hex, ...) is scored too.
-            sd, from_decoded = decoded_score(runs)
-            if sd > s:
-                s = sd
-            else:
-                from_decoded = None
+        # What the engine decoded from the string (base64, hex, ...) is scored too.
+        s, from_decoded = with_decoded(s, decoded.get(path, ()), threshold)
         if s >= threshold:
             scores[path] = round(s, 4)
             if from_decoded is not None:
