@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Build corpus/corpus.jsonl from the authored and generated records.
 
-Reads ``corpus/authored/*.jsonl`` and ``corpus/generated.jsonl``, validates every record against
+Reads ``corpus/authored/*.jsonl``, ``corpus/generated.jsonl`` and the spent holdout files named in
+``corpus/holdout/TRAINING`` (train-split records, see ``spent.py``), validates every record against
 corpus/SPEC.md (errors name the file and line; duplicate ids and duplicate texts are errors),
 assigns ``split`` per group (SHA-256 of the group name, 60/20/20; a group with a record in a
 test-only carrier goes wholly to test), and writes:
@@ -37,6 +38,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from splits import SPLITS, TEST_ONLY_CARRIERS, assign_group_splits
+from spent import SpentError, spent_records
 from taxonomy import BENIGN_KINDS, CARRIERS, FAMILIES
 
 CORPUS_DIR = HERE.parent
@@ -148,7 +150,9 @@ def input_files() -> list[Path]:
 
 
 def load_records(files: list[Path] | None = None) -> list[Loaded]:
-    """Read and validate all input files; raise BuildError listing every problem."""
+    """Read and validate all input files (by default, with the spent holdout records of
+    ``spent.py``); raise BuildError listing every problem."""
+    with_spent = files is None
     files = input_files() if files is None else files
     errors: list[str] = []
     loaded: list[Loaded] = []
@@ -180,6 +184,27 @@ def load_records(files: list[Path] | None = None) -> list[Loaded]:
                 errors.append(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})")
                 continue
             problems = validate_record(rec, generated_file=(path == GENERATED))
+            if problems:
+                errors.extend(f"{where}: {p}" for p in problems)
+                continue
+            if rec["id"] in ids:
+                errors.append(f"{where}: duplicate id {rec['id']!r} (first seen at {ids[rec['id']]})")
+                continue
+            ids[rec["id"]] = where
+            key = rec["text"].strip()
+            if key in texts:
+                errors.append(f"{where}: duplicate text (same text as {texts[key]})")
+                continue
+            texts[key] = where
+            loaded.append(Loaded(rec, where))
+    if with_spent:
+        try:
+            spent = spent_records()
+        except SpentError as exc:
+            spent = []
+            errors.append(str(exc))
+        for rec, _inj, where in spent:
+            problems = validate_record(rec, generated_file=False)
             if problems:
                 errors.extend(f"{where}: {p}" for p in problems)
                 continue

@@ -170,6 +170,13 @@ before each comparison:
   task hijack in the eleven corpus languages, written from the train split's and the spent v46-v58
   sets' misses (R61, both models retrained): +0.066 on fresh ``v61*`` (90% +0.016 to +0.115), paired
   dev +0.0157 (90% +0.0064 to +0.0246): **shipped**.
+- sessions 17-18: round 65 shipped round 62's 37 rules for conditional triggers and prompt extraction
+  (R65b, both models retrained): +0.033 on fresh ``v65*``, paired dev +0.0104.
+- session 19, round 66: the spent validation records of ``corpus/holdout/`` named in its ``TRAINING``
+  file join the train split (``corpus/tools/spent.py``; 2,949 core-language records for the shipped
+  model, 2,640 added-language ones for the expert): the shipped model (H66) +0.041 on fresh ``v66*``
+  (90% +0.008 to +0.074), paired dev +0.0266 (90% +0.0186 to +0.0354); the expert (X66) +0.058 on
+  fresh ``xl66*`` (90% +0.025 to +0.092), paired dev unchanged: **both shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -233,12 +240,14 @@ EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "
 EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
 fit of the expert; 1.0 weighs it as any other record."""
-EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46",)
+EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
+                                     "v63", "v64", "v65")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
 found 15 fewer of 360 added-language injections (xl43-xl45); round 47 keeps them out of the expert
-only (``benchmarks/model_selection.md``)."""
+only (``benchmarks/model_selection.md``). Round 66 keeps out the spent core-language holdout sets that
+join the train split (``corpus/holdout/TRAINING``, ``corpus/tools/spent.py``) for the same reason."""
 
 REWRITE_RESERVED = False
 """Whether training reads the train texts with reserved host names rewritten (:func:`rewrite_reserved`)."""
