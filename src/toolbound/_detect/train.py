@@ -176,7 +176,10 @@ before each comparison:
   file join the train split (``corpus/tools/spent.py``; 2,949 core-language records for the shipped
   model, 2,640 added-language ones for the expert): the shipped model (H66) +0.041 on fresh ``v66*``
   (90% +0.008 to +0.074), paired dev +0.0266 (90% +0.0186 to +0.0354); the expert (X66) +0.058 on
-  fresh ``xl66*`` (90% +0.025 to +0.092), paired dev unchanged: **both shipped**.
+  fresh ``xl66*`` (90% +0.025 to +0.092), paired dev unchanged: **both shipped**. Round 67: 320
+  records of requests to act written for training (``train_tr67*``) and the spent ``v66`` join the
+  train split (T67, the expert unchanged): +0.025 on fresh ``v67*`` (90% +0.008 to +0.049), paired dev
+  +0.0093 (90% +0.0052 to +0.0139): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -241,13 +244,14 @@ EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
 fit of the expert; 1.0 weighs it as any other record."""
 EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
-                                     "v63", "v64", "v65")
+                                     "v63", "v64", "v65", "v66", "tr67")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
 found 15 fewer of 360 added-language injections (xl43-xl45); round 47 keeps them out of the expert
 only (``benchmarks/model_selection.md``). Round 66 keeps out the spent core-language holdout sets that
-join the train split (``corpus/holdout/TRAINING``, ``corpus/tools/spent.py``) for the same reason."""
+join the train split (``corpus/holdout/TRAINING``, ``corpus/tools/spent.py``) for the same reason, and
+round 67 its core-language training records (``corpus/authored/train_tr67*``) and ``v66``."""
 
 REWRITE_RESERVED = False
 """Whether training reads the train texts with reserved host names rewritten (:func:`rewrite_reserved`)."""
