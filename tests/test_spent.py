@@ -103,3 +103,22 @@ def test_shipped_manifest_matches_the_corpus_and_spans() -> None:
         assert c["split"] == "train" and c["text"] == rec["text"] and c["label"] == rec["label"]
     want = spent.spans_text(spent.SPANS.read_text(encoding="utf-8"), spent.span_entries())
     assert want == spent.SPANS.read_text(encoding="utf-8")
+
+
+def test_build_reports_spent_problems_with_file_and_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """build.py validates spent records like authored ones: a bad one fails the build, named by its line."""
+    import build
+
+    bad = _rec("v99a-en-001", TEXT, 1)
+    bad.pop("inj")
+    bad["carrier"] = "fax"
+    monkeypatch.setattr(build, "spent_records", lambda: [(bad, [INJ], "corpus/holdout/v99a.jsonl:7")])
+    with pytest.raises(build.BuildError, match=r"corpus/holdout/v99a.jsonl:7: carrier 'fax'"):
+        build.load_records()
+
+    def broken() -> list:
+        raise spent.SpentError("corpus/holdout/TRAINING:3: v99z.jsonl does not exist in corpus/holdout")
+
+    monkeypatch.setattr(build, "spent_records", broken)
+    with pytest.raises(build.BuildError, match=r"TRAINING:3: v99z.jsonl does not exist"):
+        build.load_records()

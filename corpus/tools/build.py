@@ -158,6 +158,24 @@ def load_records(files: list[Path] | None = None) -> list[Loaded]:
     loaded: list[Loaded] = []
     ids: dict[str, str] = {}
     texts: dict[str, str] = {}
+
+    def admit(rec: Any, where: str, generated_file: bool) -> None:
+        """Validate one parsed record; keep it unless it is invalid or repeats an id or a text."""
+        problems = validate_record(rec, generated_file=generated_file)
+        if problems:
+            errors.extend(f"{where}: {p}" for p in problems)
+            return
+        if rec["id"] in ids:
+            errors.append(f"{where}: duplicate id {rec['id']!r} (first seen at {ids[rec['id']]})")
+            return
+        ids[rec["id"]] = where
+        key = rec["text"].strip()
+        if key in texts:
+            errors.append(f"{where}: duplicate text (same text as {texts[key]})")
+            return
+        texts[key] = where
+        loaded.append(Loaded(rec, where))
+
     for path in files:
         rel = _rel(path)
         if not path.exists():
@@ -183,20 +201,7 @@ def load_records(files: list[Path] | None = None) -> list[Loaded]:
             except json.JSONDecodeError as exc:
                 errors.append(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})")
                 continue
-            problems = validate_record(rec, generated_file=(path == GENERATED))
-            if problems:
-                errors.extend(f"{where}: {p}" for p in problems)
-                continue
-            if rec["id"] in ids:
-                errors.append(f"{where}: duplicate id {rec['id']!r} (first seen at {ids[rec['id']]})")
-                continue
-            ids[rec["id"]] = where
-            key = rec["text"].strip()
-            if key in texts:
-                errors.append(f"{where}: duplicate text (same text as {texts[key]})")
-                continue
-            texts[key] = where
-            loaded.append(Loaded(rec, where))
+            admit(rec, where, path == GENERATED)
     if with_spent:
         try:
             spent = spent_records()
@@ -204,20 +209,7 @@ def load_records(files: list[Path] | None = None) -> list[Loaded]:
             spent = []
             errors.append(str(exc))
         for rec, _inj, where in spent:
-            problems = validate_record(rec, generated_file=False)
-            if problems:
-                errors.extend(f"{where}: {p}" for p in problems)
-                continue
-            if rec["id"] in ids:
-                errors.append(f"{where}: duplicate id {rec['id']!r} (first seen at {ids[rec['id']]})")
-                continue
-            ids[rec["id"]] = where
-            key = rec["text"].strip()
-            if key in texts:
-                errors.append(f"{where}: duplicate text (same text as {texts[key]})")
-                continue
-            texts[key] = where
-            loaded.append(Loaded(rec, where))
+            admit(rec, where, False)
     if errors:
         raise BuildError("\n".join(errors))
     return loaded
