@@ -24,7 +24,6 @@ Run ``build.py`` first (the spans are checked against ``corpus.jsonl``), then th
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import sys
@@ -36,6 +35,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from splits import TEST_ONLY_CARRIERS, group_name_for_split
+from twins import text_sha  # the annotation hash load_spans checks
 
 CORPUS_DIR = HERE.parent
 HOLDOUT_DIR = CORPUS_DIR / "holdout"
@@ -99,10 +99,6 @@ def spent_records(manifest: Path = MANIFEST) -> list[tuple[dict[str, Any], list[
                     raise SpentError(f"{where}: inj must be a list of non-empty strings")
                 out.append((rec, inj, where))
     return out
-
-
-def text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def span_entries(manifest: Path = MANIFEST) -> list[dict[str, Any]]:
