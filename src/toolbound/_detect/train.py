@@ -179,7 +179,9 @@ before each comparison:
   fresh ``xl66*`` (90% +0.025 to +0.092), paired dev unchanged: **both shipped**. Round 67: 320
   records of requests to act written for training (``train_tr67*``) and the spent ``v66`` join the
   train split (T67, the expert unchanged): +0.025 on fresh ``v67*`` (90% +0.008 to +0.049), paired dev
-  +0.0093 (90% +0.0052 to +0.0139): **shipped**.
+  +0.0093 (90% +0.0052 to +0.0139): **shipped**. Round 69: the spent ``xl66`` joins the expert's
+  training (X69): +0.008 on fresh ``xl69*`` (90% +0.000 to +0.025), paired dev unchanged: **shipped**;
+  ``v67`` and ``v68`` for the shipped model (H69) failed the paired dev (-0.0069, 90% -0.0118 to -0.0023).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
