@@ -971,6 +971,11 @@ def _in_prose_quotes(text: str, s: int, e: int) -> bool:
                 # a JSON value, a Python dict/list value ({'k': '...'}, the repr tools often return)
                 # or a code literal: not a quotation
                 return False
+            if c == '"' and (text[j] in '";' or "\t" in text[j + 1:pos]):
+                # a field of a machine-written line: it follows another quoted field (an access log's
+                # "GET / HTTP/1.1" 200 512 "-" "user agent"), a semicolon (a ;-separated export) or a
+                # tab (TSV): data, not a quotation (round 71)
+                return False
         tail = text[e:e + _QUOTE_SPAN]
         nl = tail.find("\n")
         if nl >= 0:
