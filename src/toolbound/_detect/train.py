@@ -182,6 +182,10 @@ before each comparison:
   +0.0093 (90% +0.0052 to +0.0139): **shipped**. Round 69: the spent ``xl66`` joins the expert's
   training (X69): +0.008 on fresh ``xl69*`` (90% +0.000 to +0.025), paired dev unchanged: **shipped**;
   ``v67`` and ``v68`` for the shipped model (H69) failed the paired dev (-0.0069, 90% -0.0118 to -0.0023).
+  Round 70: 480 records of conditional triggers written for training (H70, X70): +0.008 on fresh
+  ``v70*`` but paired dev -0.0066 (90% -0.0104 to -0.0035); not shipped. Round 71 (Q71b): the engine
+  reads quoted fields of machine-written lines (logs, exports) as data, not quotations, both models
+  retrained: +0.033 on fresh ``v71c-d`` (90% +0.000 to +0.067), paired dev +0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
