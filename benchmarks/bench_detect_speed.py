@@ -10,6 +10,11 @@ Run: ``PYTHONPATH=src python benchmarks/bench_detect_speed.py`` (from the reposi
   are present) and with the rules alone (``score.MODEL_SCORER = None``), which is the engine's cost.
 - Baseline: one case-insensitive alternation of a dozen injection phrases, Python's ``re``,
   ``finditer`` over the same texts (what many filters do).
+- Where the time goes, per 4 KB benign chunk: microseconds in folding, the literal prefilter, the
+  rules' matching after it, the rest of the engine (encoded runs, keyword evasions, weakening) and
+  the model, each timed on its own over the same chunks; and what the rules do there (literal hits,
+  rule windows tried, window checks of a pattern's required literals, and how many of those checks
+  fail on the whole chunk too). This is the map a compiled core would be designed from.
 - Linearity: 1 KB, 100 KB and 1 MB benign inputs, and ``detect()`` of every shape of
   ``adversarial_shapes.py`` at 100 KB and 400 KB (one repeated character, deep brackets, lookalike
   and invisible-split words, dense keywords, ...): 4x the size should cost about 4x the time.
@@ -100,6 +105,77 @@ def throughput(texts: list[str], fn, repeat: int) -> float:
     return total / best_of(run, repeat) / 1e6
 
 
+def breakdown(chunks: list[str], repeat: int) -> dict[str, object]:
+    """Where ``detect()`` spends its time on benign chunks, stage by stage, and what the rules do.
+
+    Each stage is timed on its own over all chunks (best of ``repeat``), in microseconds per chunk:
+    ``fold`` (undoing evasions), ``prefilter`` (the literal tries over the lower-cased and ASCII
+    views), ``rules_after_prefilter`` (the rest of the rule matching: windows, required-literal
+    checks, the patterns), ``engine_rest`` (what the scan does besides matching: encoded runs,
+    keyword evasions, weakening), ``model`` (the shipped model's score of the chunk and its
+    findings). Counts are per chunk, from one instrumented pass.
+    """
+    import toolbound._detect.engine as engine
+    from toolbound._detect import needs as needs_mod
+    from toolbound._detect import score as score_mod
+    from toolbound._detect.fold import fold
+
+    sc = engine.get_scanner()
+    n = len(chunks)
+
+    def per_chunk(fn) -> float:  # type: ignore[no-untyped-def]
+        def run() -> None:
+            for c in chunks:
+                fn(c)
+        return round(best_of(run, repeat) / n * 1e6, 1)
+
+    folded = [fold(c).text for c in chunks]
+
+    def over_folded(fn):  # type: ignore[no-untyped-def]
+        def run() -> None:
+            for ft in folded:
+                fn(ft)
+        return round(best_of(run, repeat) / n * 1e6, 1)
+
+    t_fold = per_chunk(fold)
+    t_pre = over_folded(lambda ft: sc._prefilter(*sc._views(ft)[1:]))
+    t_match = over_folded(lambda ft: sc._match(ft, allow_rot13=True, raw=ft))
+    t_scan = per_chunk(sc.scan_decoded)
+    found = {c: sc.scan_decoded(c)[0] for c in chunks}
+    t_model = per_chunk(lambda c: score_mod.score(c, found[c])) if score_mod.MODEL_SCORER is not None else 0.0
+    stages = {"fold": t_fold, "prefilter": t_pre, "rules_after_prefilter": round(t_match - t_pre, 1),
+              "engine_rest": round(max(0.0, t_scan - t_match - t_fold), 1), "model": t_model,
+              "detect": per_chunk(lambda c: __import__("toolbound").detect(c))}
+
+    # Counts: wrap the window search and the required-literal check for one pass.
+    counts = {"literal_hits": 0, "rule_windows": 0, "needs_checks": 0, "needs_failed": 0,
+              "needs_failed_whole_text_too": 0}
+    orig_find, orig_sat = engine.Scanner._find, engine.satisfied
+
+    def find(self, ri, pat, idxs, text, a, b, *rest):  # type: ignore[no-untyped-def]
+        counts["rule_windows"] += 1
+        return orig_find(self, ri, pat, idxs, text, a, b, *rest)
+
+    def sat(need, view, a, b, seen=None):  # type: ignore[no-untyped-def]
+        ok = orig_sat(need, view, a, b, seen)
+        counts["needs_checks"] += 1
+        if not ok:
+            counts["needs_failed"] += 1
+            if not needs_mod.satisfied(need, view, 0, len(view)):
+                counts["needs_failed_whole_text_too"] += 1
+        return ok
+
+    engine.Scanner._find, engine.satisfied = find, sat
+    try:
+        for c in chunks:
+            counts["literal_hits"] += len(sc._prefilter(*sc._views(fold(c).text)[1:]))
+            sc._short.clear()
+            sc.scan_decoded(c)
+    finally:
+        engine.Scanner._find, engine.satisfied = orig_find, orig_sat
+    return {"chunks": n, "stages_us": stages, "counts": {k: round(v / n, 1) for k, v in counts.items()}}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -151,6 +227,11 @@ def main() -> int:
                          "ratio": round(d / b, 2), "rules_only_ratio": round(r / b, 2)}
         print(f"{name:18s} {len(ts):5d} texts  detect {d:6.2f} MB/s  rules-only {r:6.2f} MB/s  "
               f"baseline {b:6.2f} MB/s  ratio {d / b:.2f} (rules-only {r / b:.2f})")
+
+    results["breakdown_4kb"] = bd = breakdown(chunks, args.repeat)
+    st = bd["stages_us"]
+    print("per 4 KB chunk, us: " + ", ".join(f"{k} {v}" for k, v in st.items()))
+    print("per 4 KB chunk, counts: " + ", ".join(f"{k} {v}" for k, v in bd["counts"].items()))
 
     sizes: dict[str, dict[str, float]] = {}
     # The same 100 KB block repeated, so the sizes differ only in length (not in content).
@@ -214,6 +295,21 @@ def readme_sections() -> dict:
         rows.append(f"Cost grows linearly: 1 MB takes {d['linearity_1MB_over_100KB_rules_only']}x the "
                     "100 KB time (rules only). **Target missed**: detect() is below the `re` baseline; "
                     "see the closing notes of issue 3.")
+        bd = d.get("breakdown_4kb")
+        if bd:
+            st, ct = bd["stages_us"], bd["counts"]
+            total = sum(v for k, v in st.items() if k != "detect")
+            share = {k: round(100 * v / total) for k, v in st.items() if k != "detect"}
+            rows.append("")
+            rows.append(f"Where the time goes (per 4 KB benign chunk, each stage timed alone): fold "
+                        f"{st['fold']} µs, literal prefilter {st['prefilter']} µs ({share['prefilter']}%), "
+                        f"the rules' matching after it {st['rules_after_prefilter']} µs "
+                        f"({share['rules_after_prefilter']}%), the rest of the engine {st['engine_rest']} µs, "
+                        f"the model {st['model']} µs ({share['model']}%); detect() {st['detect']} µs. There "
+                        f"the prefilter finds {ct['literal_hits']} literal hits, the rules try "
+                        f"{ct['rule_windows']} windows and make {ct['needs_checks']} checks of required "
+                        f"literals, {ct['needs_failed']} of which fail ({ct['needs_failed_whole_text_too']} "
+                        "fail on the whole chunk too).")
         adv = d.get("adversarial", {})
         if adv and "growth_4x_size" in next(iter(adv.values())):
             w = d["adversarial_worst_growth"]
