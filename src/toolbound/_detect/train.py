@@ -186,6 +186,9 @@ before each comparison:
   ``v70*`` but paired dev -0.0066 (90% -0.0104 to -0.0035); not shipped. Round 71 (Q71b): the engine
   reads quoted fields of machine-written lines (logs, exports) as data, not quotations, both models
   retrained: +0.033 on fresh ``v71c-d`` (90% +0.000 to +0.067), paired dev +0.0006: **shipped**.
+  Round 72 (R72): rules for conditions about the reader being a program
+  (``conditional_trigger.automated_reader_en``/``_intl``), both models retrained: +0.033 on fresh
+  ``v72*`` (90% +0.008 to +0.058), paired dev +0.0012: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
