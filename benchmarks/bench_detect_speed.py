@@ -116,36 +116,30 @@ def breakdown(chunks: list[str], repeat: int) -> dict[str, object]:
     findings). Counts are per chunk, from one instrumented pass.
     """
     import toolbound._detect.engine as engine
+    from toolbound import detect
     from toolbound._detect import needs as needs_mod
     from toolbound._detect import score as score_mod
     from toolbound._detect.fold import fold
 
     sc = engine.get_scanner()
     n = len(chunks)
-
-    def per_chunk(fn) -> float:  # type: ignore[no-untyped-def]
-        def run() -> None:
-            for c in chunks:
-                fn(c)
-        return round(best_of(run, repeat) / n * 1e6, 1)
-
     folded = [fold(c).text for c in chunks]
 
-    def over_folded(fn):  # type: ignore[no-untyped-def]
+    def per_chunk(fn, texts: list[str] = chunks) -> float:  # type: ignore[no-untyped-def]
         def run() -> None:
-            for ft in folded:
-                fn(ft)
+            for t in texts:
+                fn(t)
         return round(best_of(run, repeat) / n * 1e6, 1)
 
     t_fold = per_chunk(fold)
-    t_pre = over_folded(lambda ft: sc._prefilter(*sc._views(ft)[1:]))
-    t_match = over_folded(lambda ft: sc._match(ft, allow_rot13=True, raw=ft))
+    t_pre = per_chunk(lambda ft: sc._prefilter(*sc._views(ft)[1:]), folded)
+    t_match = per_chunk(lambda ft: sc._match(ft, allow_rot13=True, raw=ft), folded)
     t_scan = per_chunk(sc.scan_decoded)
     found = {c: sc.scan_decoded(c)[0] for c in chunks}
     t_model = per_chunk(lambda c: score_mod.score(c, found[c])) if score_mod.MODEL_SCORER is not None else 0.0
     stages = {"fold": t_fold, "prefilter": t_pre, "rules_after_prefilter": round(t_match - t_pre, 1),
               "engine_rest": round(max(0.0, t_scan - t_match - t_fold), 1), "model": t_model,
-              "detect": per_chunk(lambda c: __import__("toolbound").detect(c))}
+              "detect": per_chunk(detect)}
 
     # Counts: wrap the window search and the required-literal check for one pass.
     counts = {"literal_hits": 0, "rule_windows": 0, "needs_checks": 0, "needs_failed": 0,
@@ -167,9 +161,8 @@ def breakdown(chunks: list[str], repeat: int) -> dict[str, object]:
 
     engine.Scanner._find, engine.satisfied = find, sat
     try:
-        for c in chunks:
-            counts["literal_hits"] += len(sc._prefilter(*sc._views(fold(c).text)[1:]))
-            sc._short.clear()
+        for c, ft in zip(chunks, folded):
+            counts["literal_hits"] += len(sc._prefilter(*sc._views(ft)[1:]))
             sc.scan_decoded(c)
     finally:
         engine.Scanner._find, engine.satisfied = orig_find, orig_sat
