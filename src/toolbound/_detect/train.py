@@ -189,6 +189,10 @@ before each comparison:
   Round 72 (R72): rules for conditions about the reader being a program
   (``conditional_trigger.automated_reader_en``/``_intl``), both models retrained: +0.033 on fresh
   ``v72*`` (90% +0.008 to +0.058), paired dev +0.0012: **shipped**.
+  Round 73 (R73): rules for answers planted for a question the reader may be asked and for the
+  reader's task on this document (``conditional_trigger.asked_then_answer_en``/``_intl``,
+  ``task_on_document_intl``), both models retrained: +0.017 on fresh ``v73*`` (90% +0.000 to +0.033),
+  paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
