@@ -193,6 +193,10 @@ before each comparison:
   reader's task on this document (``conditional_trigger.asked_then_answer_en``/``_intl``,
   ``task_on_document_intl``), both models retrained: +0.017 on fresh ``v73*`` (90% +0.000 to +0.033),
   paired dev +0.0000: **shipped**.
+  Round 74 (R74): rules for a task on this document said in the passive or by its doer, and for the
+  reader's access: +0.000 on fresh ``v74*``; not shipped. Round 75 (R75): rules for orders addressed
+  to the tools that handle a document (``authority.orders_automated_handlers_en``/``_intl``), both
+  models retrained: +0.008 on fresh ``v75*`` (90% +0.000 to +0.025), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
