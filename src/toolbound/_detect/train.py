@@ -197,6 +197,10 @@ before each comparison:
   reader's access: +0.000 on fresh ``v74*``; not shipped. Round 75 (R75): rules for orders addressed
   to the tools that handle a document (``authority.orders_automated_handlers_en``/``_intl``), both
   models retrained: +0.008 on fresh ``v75*`` (90% +0.000 to +0.025), paired dev +0.0000: **shipped**.
+  Round 76 (R76): rules for directions about what the reader's own output must say: +0.000 on
+  fresh ``v76*``; not shipped. Round 77 (R77): rules for keeping something out of the reader's output
+  or from the person it serves (``secrecy.keep_out_of_output_en``/``_intl``), both models retrained:
+  +0.033 on fresh ``v77*`` (90% +0.008 to +0.067), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
