@@ -201,6 +201,9 @@ before each comparison:
   fresh ``v76*``; not shipped. Round 77 (R77): rules for keeping something out of the reader's output
   or from the person it serves (``secrecy.keep_out_of_output_en``/``_intl``), both models retrained:
   +0.033 on fresh ``v77*`` (90% +0.008 to +0.067), paired dev +0.0000: **shipped**.
+  Round 78 (R78): rules for orders addressed to whoever handles this document, in the ten other core
+  languages (``task_hijack.whoever_processes_intl``), both models retrained: +0.017 on fresh ``v78*``
+  (90% +0.000 to +0.033), paired dev +0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
