@@ -204,6 +204,9 @@ before each comparison:
   Round 78 (R78): rules for orders addressed to whoever handles this document, in the ten other core
   languages (``task_hijack.whoever_processes_intl``), both models retrained: +0.017 on fresh ``v78*``
   (90% +0.000 to +0.033), paired dev +0.0006: **shipped**.
+  Round 79 (R79): rules for passages addressed to the tool, system or automated process that
+  handles this document (``addressed_to_ai.handling_system_en``/``_intl``), both models retrained:
+  +0.017 on fresh ``v79*`` (90% +0.000 to +0.042), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
