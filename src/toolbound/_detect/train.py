@@ -207,6 +207,9 @@ before each comparison:
   Round 79 (R79): rules for passages addressed to the tool, system or automated process that
   handles this document (``addressed_to_ai.handling_system_en``/``_intl``), both models retrained:
   +0.017 on fresh ``v79*`` (90% +0.000 to +0.042), paired dev +0.0000: **shipped**.
+  Round 80 (R80): the role-addressed rules (``task_hijack.whoever_processes_en``/``_intl``) read more
+  address forms and orders, both models retrained: +0.017 on fresh ``v80*`` (90% +0.000 to +0.033),
+  paired dev -0.0017 (90% -0.0035 to -0.0006, within the margin): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
