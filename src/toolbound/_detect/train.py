@@ -210,6 +210,10 @@ before each comparison:
   Round 80 (R80): the role-addressed rules (``task_hijack.whoever_processes_en``/``_intl``) read more
   address forms and orders, both models retrained: +0.017 on fresh ``v80*`` (90% +0.000 to +0.033),
   paired dev -0.0017 (90% -0.0035 to -0.0006, within the margin): **shipped**.
+  Round 81 (session 24): the spent ``v67*``-``v80*`` (3,086 records) join the shipped model's training
+  (H81): +0.033 on fresh ``v81*`` (90% +0.008 to +0.066), paired dev +0.0110 (90% +0.0051 to
+  +0.0170): **shipped**; ``xl69*`` and ``xl70*`` for the expert (X81): -0.008 on fresh ``xl81*``, not
+  adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -274,7 +278,8 @@ EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
 fit of the expert; 1.0 weighs it as any other record."""
 EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
-                                     "v63", "v64", "v65", "v66", "tr67")
+                                     "v63", "v64", "v65", "v66", "tr67", "v67", "v68", "v69", "v70", "v71", "v72",
+                                     "v73", "v74", "v75", "v76", "v77", "v78", "v79", "v80")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
