@@ -214,6 +214,8 @@ before each comparison:
   (H81): +0.033 on fresh ``v81*`` (90% +0.008 to +0.066), paired dev +0.0110 (90% +0.0051 to
   +0.0170): **shipped**; ``xl69*`` and ``xl70*`` for the expert (X81): -0.008 on fresh ``xl81*``, not
   adopted.
+  Round 82: 480 records of task hijack and secrecy written for training (H82, X82): +0.000 on fresh
+  ``v82*`` and ``xl82*`` (no decision at 0.5 changed); not adopted (``corpus/unadopted/train_tr82*``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
