@@ -216,6 +216,8 @@ before each comparison:
   adopted.
   Round 82: 480 records of task hijack and secrecy written for training (H82, X82): +0.000 on fresh
   ``v82*`` and ``xl82*`` (no decision at 0.5 changed); not adopted (``corpus/unadopted/train_tr82*``).
+  Round 83 (X83): the expert also learns from the spent validation sets (``EXPERT_LEAVE_OUT`` only
+  ``tr46``, ``tr67``): -0.025 on fresh ``xl83*`` (90% -0.050 to +0.000); not adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
