@@ -218,6 +218,8 @@ before each comparison:
   ``v82*`` and ``xl82*`` (no decision at 0.5 changed); not adopted (``corpus/unadopted/train_tr82*``).
   Round 83 (X83): the expert also learns from the spent validation sets (``EXPERT_LEAVE_OUT`` only
   ``tr46``, ``tr67``): -0.025 on fresh ``xl83*`` (90% -0.050 to +0.000); not adopted.
+  Round 84 (H84): ``v81*`` and ``v82*`` join the shipped model's training: -0.008 on fresh ``v84*``
+  (90% -0.025 to +0.000); not adopted.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
