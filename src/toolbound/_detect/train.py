@@ -220,6 +220,8 @@ before each comparison:
   ``tr46``, ``tr67``): -0.025 on fresh ``xl83*`` (90% -0.050 to +0.000); not adopted.
   Round 84 (H84): ``v81*`` and ``v82*`` join the shipped model's training: -0.008 on fresh ``v84*``
   (90% -0.025 to +0.000); not adopted.
+  Round 85 (P85): 320 training records in pairs (one benign, one injected document using the same
+  loaded words): +0.000 on fresh ``v85*``; not adopted (``corpus/unadopted/train_tr85*``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
