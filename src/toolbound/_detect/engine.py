@@ -958,6 +958,15 @@ def _in_prose_quotes(text: str, s: int, e: int) -> bool:
         escaped = pos > 0 and text[pos - 1] == "\\"
         if c == "'" and pos > 0 and text[pos - 1].isalnum():
             continue  # an apostrophe
+        if c in "\u00ab\u00bb":
+            # Guillemets point both ways: « … » (French, Russian, Spanish, ...) and » … « (German). A
+            # mark with an unclosed mark of the other kind before it on its line closes that quotation
+            # (round 86): `indique « livré » depuis … « J'ai été piraté »` has no quotation between
+            # the » of « livré » and the next «.
+            before = text[lo + line_start + 1:pos]
+            other = "\u00ab" if c == "\u00bb" else "\u00bb"
+            if before.count(other) > before.count(c):
+                return False
         if c in "\"`":
             before = text[lo + line_start + 1:pos]
             n = before.count("\\" + c) if escaped else before.count(c) - before.count("\\" + c)

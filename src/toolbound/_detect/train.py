@@ -222,6 +222,9 @@ before each comparison:
   (90% -0.025 to +0.000); not adopted.
   Round 85 (P85): 320 training records in pairs (one benign, one injected document using the same
   loaded words): +0.000 on fresh ``v85*``; not adopted (``corpus/unadopted/train_tr85*``).
+  Round 86 (G86): a guillemet that closes an earlier quotation on its line does not open a German-style
+  one (``engine._in_prose_quotes``), both models retrained: +0.050 on fresh ``v86*`` (90% +0.017 to
+  +0.083), paired dev -0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
