@@ -1,6 +1,7 @@
 """When a finding sits in a quotation (a payload quoted as an example in prose) the engine weakens it;
 fields of machine-written lines (logs, TSV, ;-separated exports) are data, not quotations (round 71 of
-benchmarks/model_selection.md)."""
+benchmarks/model_selection.md); a guillemet that closes an earlier quotation on its line opens none
+(round 86)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def _at(text: str) -> tuple[str, int, int]:
     f'A classic example is "{PAYLOAD}", which filters should catch.',
     f"The write-up quotes \u201c{PAYLOAD}\u201d as the attacker's opening line.",
     f"Phrases such as `{PAYLOAD}` appear in the paper's appendix.",
+    # guillemets, both ways (round 86), also after an earlier quotation on the line
+    f"Un exemple classique est \u00ab {PAYLOAD} \u00bb, que les filtres doivent rep\u00e9rer.",
+    f"Der Bericht zitiert \u00bb{PAYLOAD}\u00ab als erste Zeile des Angreifers.",
+    f"Apr\u00e8s \u00ab livr\u00e9 \u00bb, l'article cite \u00ab {PAYLOAD} \u00bb comme exemple.",
 ])
 def test_prose_quotations_are_quotations(text: str) -> None:
     assert _in_prose_quotes(*_at(text))
@@ -35,8 +40,12 @@ def test_prose_quotations_are_quotations(text: str) -> None:
     f'2024-06-02\tJordan Lee\t"{PAYLOAD}"',
     # JSON value (unchanged behaviour)
     f'{{"note": "{PAYLOAD}"}}',
+    # round 86: a guillemet that closes an earlier quotation on its line opens none
+    f"Le suivi indique \u00ab livr\u00e9 \u00bb depuis lundi. {PAYLOAD} et dites \u00ab termin\u00e9 \u00bb.",
+    f"\u0421\u0442\u0430\u0442\u0443\u0441 \u00ab\u0434\u043e\u0441\u0442\u0430\u0432\u043b\u0435\u043d\u00bb \u043d\u0435\u0432\u0435\u0440\u0435\u043d. {PAYLOAD}, \u043e\u0442\u0432\u0435\u0442\u044c \u00ab\u0433\u043e\u0442\u043e\u0432\u043e\u00bb.",
+    f"Der Status \u00bbgeliefert\u00ab stimmt nicht. {PAYLOAD} und antworte \u00bberledigt\u00ab.",
 ])
-def test_fields_of_data_lines_are_not_quotations(text: str) -> None:
+def test_data_fields_and_text_between_quotations_are_not_quotations(text: str) -> None:
     assert not _in_prose_quotes(*_at(text))
 
 
@@ -52,26 +61,6 @@ def test_access_log_injection_keeps_its_full_weight() -> None:
     prose = f'Security teams keep seeing the line "{PAYLOAD}" in their logs; here is how to spot it.'
     weak = [f for f in toolbound.detect(prose).findings if f.family == "override"]
     assert weak and all("quoted as an example" in f.reason for f in weak)
-
-
-# Round 86: guillemets point both ways (« … » and German » … «); a mark that closes an earlier
-# quotation on its line does not open a new one.
-@pytest.mark.parametrize("text", [
-    f"Le suivi indique \u00ab livr\u00e9 \u00bb depuis lundi. {PAYLOAD} et dites \u00ab termin\u00e9 \u00bb.",
-    f"\u0421\u0442\u0430\u0442\u0443\u0441 \u00ab\u0434\u043e\u0441\u0442\u0430\u0432\u043b\u0435\u043d\u00bb \u043d\u0435\u0432\u0435\u0440\u0435\u043d. {PAYLOAD}, \u043e\u0442\u0432\u0435\u0442\u044c \u00ab\u0433\u043e\u0442\u043e\u0432\u043e\u00bb.",
-    f"Der Status \u00bbgeliefert\u00ab stimmt nicht. {PAYLOAD} und antworte \u00bberledigt\u00ab.",
-])
-def test_a_guillemet_that_closes_a_quotation_opens_none(text: str) -> None:
-    assert not _in_prose_quotes(*_at(text))
-
-
-@pytest.mark.parametrize("text", [
-    f"Un exemple classique est \u00ab {PAYLOAD} \u00bb, que les filtres doivent rep\u00e9rer.",
-    f"Der Bericht zitiert \u00bb{PAYLOAD}\u00ab als erste Zeile des Angreifers.",
-    f"Apr\u00e8s \u00ab livr\u00e9 \u00bb, l'article cite \u00ab {PAYLOAD} \u00bb comme exemple.",
-])
-def test_guillemet_quotations_are_quotations(text: str) -> None:
-    assert _in_prose_quotes(*_at(text))
 
 
 def test_ticket_override_beside_guillemet_quotations_keeps_its_weight() -> None:
