@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,7 +117,26 @@ def test_leading_lookbehind_is_read_whole() -> None:
     assert lead(r"(?<!x") is None and lead("abc") is None and lead(r"(?=a)b") is None
 
 
-def test_search_without_a_leading_lookbehind_finds_what_finditer_finds() -> None:
+def test_leading_lookbehinds_are_the_run_every_pattern_shares() -> None:
+    from toolbound._detect.engine import _leading_lookbehinds as run
+
+    a, b, c = r"(?<!x)", r"(?<![«“][^«»“”\n]{0,80})", r"(?<=\s)"
+    assert run([a + b + "foo"]) == a + b
+    assert run([a + b + "foo", a + b + c + "bar"]) == a + b   # c is not shared
+    assert run([a + b + "foo", a + c + "bar"]) == a          # only the first is shared
+    assert run([b + "foo", a + "bar"]) == ""
+    assert run(["foo", a + "bar"]) == "" and run([a + "foo", "bar"]) == ""
+
+
+@pytest.mark.parametrize("pats", [
+    # one lookbehind shared by both patterns
+    (r"(?<![«“][^«»“”\n]{0,20})(?:\bno\s+limits\b|\bgod\s+mode\b)",
+     r"(?<![«“][^«»“”\n]{0,20})(?:\bdev\s+mode\b)"),
+    # a run of three, the second looking back over several words; the second pattern has one more
+    (r"(?<!no\s)(?<!(?:«|“)(?:\w{1,8}\s+){1,3})(?<!x)\b(?:no\s+limits|god\s+mode)\b",
+     r"(?<!no\s)(?<!(?:«|“)(?:\w{1,8}\s+){1,3})(?<!x)(?<=\s|^)dev\s+mode\b"),
+])
+def test_search_without_a_leading_lookbehind_finds_what_finditer_finds(pats: tuple[str, str]) -> None:
     """A rule whose patterns start with a lookbehind is searched without it and tried at each place
     found: the same matches as finditer over the window, including where the guard fails."""
     import regex
@@ -124,8 +144,6 @@ def test_search_without_a_leading_lookbehind_finds_what_finditer_finds() -> None
     from toolbound._detect.engine import Scanner
     from toolbound._detect.packs import Rule, pattern_flags
 
-    pats = (r"(?<![«“][^«»“”\n]{0,20})(?:\bno\s+limits\b|\bgod\s+mode\b)",
-            r"(?<![«“][^«»“”\n]{0,20})(?:\bdev\s+mode\b)")
     rule = Rule(id="t.guarded", family="jailbreak_persona", description="d", languages=("en",), severity="high",
                 weight=0.6, status="experimental", patterns=pats,
                 compiled=tuple(regex.compile(p, pattern_flags()) for p in pats), prefilter=("limits", "mode"),
@@ -135,7 +153,8 @@ def test_search_without_a_leading_lookbehind_finds_what_finditer_finds() -> None
     assert sc._unguarded_run(0, (0, 1)) is not None
     full = regex.compile("|".join(f"(?:{p})" for p in pats), pattern_flags())
     rng = random.Random(3)
-    parts = ["no limits", "god mode", "dev mode", "«", "“", "»", "”", "\n", " ", "x", "no", "mode", "limits "]
+    parts = ["no limits", "god mode", "dev mode", "«", "“", "»", "”", "\n", " ", "x", "no", "mode", "limits ", "no ",
+             "word "]
     for _ in range(3000):
         t = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
         a, b = sorted(rng.randint(0, len(t)) for _ in range(2))

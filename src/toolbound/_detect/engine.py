@@ -538,8 +538,8 @@ class Scanner:
         if starts is not None:
             # Every match starts with one of ``firsts``: try the pattern only there, left to
             # right, resuming after each match (what finditer would find). Patterns that all start
-            # with the same lookbehind (a guard that may look hundreds of characters back) are first
-            # tried without it: where that fails, the pattern cannot match either.
+            # with the same lookbehinds (guards that may look hundreds of characters back) are first
+            # tried without them: where that fails, the pattern cannot match either.
             pos = a
             bare = self._unguarded_run(ri, run_idxs)
             for i in starts:
@@ -575,17 +575,17 @@ class Scanner:
         return out
 
     def _unguarded_run(self, ri: int, idxs: tuple[int, ...]) -> Any:
-        """The alternation of rule ``ri``'s patterns ``idxs`` without the lookbehind they all start
-        with (None: they do not all start with the same one)."""
+        """The alternation of rule ``ri``'s patterns ``idxs`` without the lookbehinds they all start
+        with (None: they share no leading lookbehind)."""
         key = (ri, idxs)
         try:
             return self._unguarded[key]
         except KeyError:
             pass
         pats = [self.rules[ri].patterns[j] for j in idxs]
-        guard = _leading_lookbehind(pats[0])
+        guard = _leading_lookbehinds(pats)
         out = None
-        if guard is not None and all(p.startswith(guard) for p in pats):
+        if guard:
             rest = [p[len(guard):] for p in pats]
             out = regex.compile(rest[0] if len(rest) == 1 else "|".join(f"(?:{x})" for x in rest), pattern_flags())
         self._unguarded[key] = out
@@ -809,6 +809,18 @@ def _leading_lookbehind(src: str) -> str | None:
                 return src[:i + 1]
         i += 1
     return None
+
+
+def _leading_lookbehinds(pats: Sequence[str]) -> str:
+    """The run of lookbehind groups that every pattern of ``pats`` starts with, as written ("" when
+    they share none). A run is read whole: testing a chain of lookbehinds (one of them may look back
+    over several words) at every position of a window is what made such patterns slow to search."""
+    guard = ""
+    while True:
+        nxt = _leading_lookbehind(pats[0][len(guard):])
+        if nxt is None or not all(p.startswith(guard + nxt) for p in pats):
+            return guard
+        guard += nxt
 
 
 def _inner_offsets(lits: Iterable[str]) -> dict[str, tuple[int, ...]]:
