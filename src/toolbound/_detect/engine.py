@@ -112,6 +112,21 @@ def _first_char_trie(words: Iterable[str]) -> str:
     return "|".join(alts)
 
 
+class _Lazy(dict):  # type: ignore[type-arg]
+    """A per-rule table filled on first use: looking up a missing rule index calls ``fill(index)``,
+    which stores that rule's entry (in this table and in its sibling tables). Compiling the
+    alternations and analysing the patterns of all the rules took seconds at the first scan of a
+    process; most scans run a few dozen rules. Filling twice from two threads stores equal values."""
+
+    def __init__(self, fill: Any) -> None:
+        super().__init__()
+        self._fill = fill
+
+    def __missing__(self, key: int) -> Any:
+        self._fill(key)
+        return dict.__getitem__(self, key)
+
+
 @dataclass(slots=True)
 class _Ev:
     """Evidence before it becomes a Finding (offsets into the scanned text)."""
@@ -143,12 +158,16 @@ class Scanner:
         self._short: dict[str, tuple[tuple[Finding, ...], tuple[Encoded, ...]]] = {}
         self._pattern_rules = [i for i, r in enumerate(self.rules) if r.compiled]
         # A rule's patterns joined into one alternation: one pass over a window instead of one per
-        # pattern (the regex module's per-call cost dominates on short windows).
+        # pattern (the regex module's per-call cost dominates on short windows). Compiled the first
+        # time the rule runs (see _Lazy): a process that scans a few short texts compiles a few.
         flags = pattern_flags()
-        self._combined: dict[int, Any] = {
-            i: (self.rules[i].compiled[0] if len(self.rules[i].compiled) == 1 else
-                regex.compile("|".join(f"(?:{p})" for p in self.rules[i].patterns), flags))
-            for i in self._pattern_rules}
+
+        def combine(i: int) -> None:
+            pats = self.rules[i].patterns
+            self._combined[i] = (self.rules[i].compiled[0] if len(pats) == 1 else
+                                 regex.compile("|".join(f"(?:{p})" for p in pats), flags))
+
+        self._combined: dict[int, Any] = _Lazy(combine)
         self._always = tuple(i for i in self._pattern_rules if not self.rules[i].prefilter)
         # The language gate (round 60; see langid.gate_allows): a rule whose languages are all
         # Latin-script added languages skips a text written in a known language that holds no
@@ -165,22 +184,16 @@ class Scanner:
         #   pattern only at those offsets instead of searching every position;
         # - scripts every match holds a character of (required_scripts): a Chinese pattern never
         #   runs on a text without CJK characters.
-        self._needs: dict[int, tuple[Needs, ...]] = {}
-        self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = {}
-        self._scripts: dict[int, tuple[Any, ...]] = {}
+        # Each analysis is made the first time the rule runs (see _Lazy), for all its patterns.
+        self._needs: dict[int, tuple[Needs, ...]] = _Lazy(self._analyse)
+        self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = _Lazy(self._analyse)
+        self._scripts: dict[int, tuple[Any, ...]] = _Lazy(self._analyse)
         # - the fewest characters a match spans (min_width): a shorter window cannot hold one.
-        self._minw: dict[int, tuple[int, ...]] = {}
+        self._minw: dict[int, tuple[int, ...]] = _Lazy(self._analyse)
         self._minw_union: dict[tuple[int, tuple[int, ...]], int] = {}
-        for i in self._pattern_rules:
-            per = [(required_literals(p), first_literals(p), required_scripts(p), min_width(p))
-                   for p in self.rules[i].patterns]
-            self._needs[i] = tuple(_check_order(x[0]) for x in per)
-            self._firsts[i] = tuple(x[1] for x in per)
-            self._scripts[i] = tuple(x[2] for x in per)
-            self._minw[i] = tuple(x[3] for x in per)
         # The fewest characters any match of a rule spans: a shorter text (a status, a name, an id)
         # skips the rule before its windows are built (_find would find nothing in any of them).
-        self._rule_minw: dict[int, int] = {i: min(self._minw[i], default=0) for i in self._pattern_rules}
+        self._rule_minw: dict[int, int] = _Lazy(self._analyse)
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
@@ -255,6 +268,16 @@ class Scanner:
         self._pf_cjk_starts = re.compile(_first_char_trie(cjk_lits)) if cjk_lits else None
         self.max_window = max((r.window for r in self.rules), default=300)
         self._inner = _inner_offsets(all_lits)
+
+    def _analyse(self, i: int) -> None:
+        """The analyses of rule ``i``'s patterns (see ``__init__``), pattern by pattern."""
+        per = [(required_literals(p), first_literals(p), required_scripts(p), min_width(p))
+               for p in self.rules[i].patterns]
+        self._needs[i] = tuple(_check_order(x[0]) for x in per)
+        self._firsts[i] = tuple(x[1] for x in per)
+        self._scripts[i] = tuple(x[2] for x in per)
+        self._minw[i] = minw = tuple(x[3] for x in per)
+        self._rule_minw[i] = min(minw, default=0)
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -827,6 +850,7 @@ def _inner_offsets(lits: Iterable[str]) -> dict[str, tuple[int, ...]]:
     """For literals with a space or punctuation ("in your", "o usuário"): the offsets after it where
     another literal could start, so a long hit does not hide a shorter one inside it."""
     lits = list(lits)
+    whole = set(lits)
     starts = {x[:n] for x in lits for n in range(1, len(x) + 1)}  # every prefix of every literal
     out: dict[str, tuple[int, ...]] = {}
     for lit in lits:
@@ -836,7 +860,8 @@ def _inner_offsets(lits: Iterable[str]) -> dict[str, tuple[int, ...]]:
         for k in range(1, len(lit)):
             if not lit[k - 1].isalnum() and lit[k].isalnum():
                 rest = lit[k:]
-                if rest[:1] and (rest in starts or any(rest.startswith(x) for x in lits)):
+                # rest starts a literal, or a literal starts rest (one of rest's prefixes is one)
+                if rest in starts or any(rest[:n] in whole for n in range(1, len(rest) + 1)):
                     ks.append(k)
         if ks:
             out[lit] = tuple(ks)
