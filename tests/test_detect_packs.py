@@ -98,6 +98,62 @@ def test_shipped_packs_pass_rules_check() -> None:
     assert rules and not failures, [f.describe() for f in failures]
 
 
+def test_shipped_checked_list_names_every_shipped_pattern() -> None:
+    """detectors/checked_patterns.txt lets the shipped patterns compile on first use; a pattern it
+    does not name is compiled at every load (slower, never wrong)."""
+    from toolbound._detect.packs import checked_keys, pattern_key
+
+    rules = load_rules()
+    want = {pattern_key(p) for r in rules for p in r.patterns}
+    assert checked_keys(find_packs_dir()) == want, \
+        "detectors/checked_patterns.txt is stale: run `toolbound rules check --write-checked`"
+    assert all(r.compiled.compiled_count() == 0 for r in rules if r.patterns)  # nothing compiled yet
+    r = next(r for r in rules if len(r.patterns) > 1)
+    assert r.compiled[1].pattern == r.patterns[1] and r.compiled.compiled_count() == 1
+    assert [c.pattern for c in r.compiled] == list(r.patterns) and r.compiled[-1] is r.compiled[len(r.patterns) - 1]
+
+
+def test_a_pattern_not_in_the_checked_list_is_checked_at_load(tmp_path: Path) -> None:
+    from toolbound._detect.packs import CHECKED_FILE, pattern_key
+
+    broken = r"\bzorblax(\b"
+    d = _pack_dir(tmp_path, GOOD_RULE.format(pattern=broken))
+    (d / CHECKED_FILE).write_text("# a list naming another pattern\n" + pattern_key(r"\bzorblax\b") + "\n",
+                                  encoding="utf-8")
+    with pytest.raises(RulePackError, match="override.tmp_rule.*pattern 1 does not compile"):
+        load_rules(d)
+    # A list claiming the broken pattern was checked defers the error to the rule's first use,
+    # where it is the same error; `rules check` compiles everything and fails at once.
+    (d / CHECKED_FILE).write_text(pattern_key(broken) + "\n", encoding="utf-8")
+    rules = load_rules(d)
+    with pytest.raises(RulePackError, match="override.tmp_rule.*pattern 1 does not compile"):
+        rules[0].compiled[0]
+    with pytest.raises(RulePackError, match="override.tmp_rule"):
+        check_packs(d)
+
+
+def test_rules_check_writes_the_checked_list_only_when_clean(tmp_path: Path) -> None:
+    from toolbound._detect.packs import CHECKED_FILE, checked_keys, pattern_key
+
+    code = "import sys; from toolbound._cli import main; sys.exit(main(sys.argv[1:]))"
+    src = str(Path(__file__).resolve().parents[1] / "src")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                              env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
+
+    d = _pack_dir(tmp_path, GOOD_RULE.format(pattern=r"\bzorblax\b"))
+    res = cli("rules", "check", "--dir", str(d))
+    assert res.returncode == 0 and "1 patterns are not in checked_patterns.txt" in res.stdout
+    res = cli("rules", "check", "--dir", str(d), "--write-checked")
+    assert res.returncode == 0 and checked_keys(d) == {pattern_key(r"\bzorblax\b")}
+    assert "not in checked_patterns" not in cli("rules", "check", "--dir", str(d)).stdout
+    bad = _pack_dir(tmp_path / "bad", GOOD_RULE.format(pattern=r"\bzorblax\b").replace('"please zorblax"', '"zor"'))
+    assert cli("rules", "check", "--dir", str(bad), "--write-checked").returncode == 1
+    assert not (bad / CHECKED_FILE).exists()
+    assert cli("rules", "list", "--write-checked").returncode == 2
+
+
 # The corpus's languages, which the model learnt from, and the ten whose rules came in session 12.
 CORPUS_LANGUAGES = {"en", "zh", "es", "fr", "de", "ja", "ko", "ru", "pt", "it", "ar"}
 SESSION12_LANGUAGES = {"pl", "cs", "uk", "nl", "sv", "id", "tr", "vi", "hi", "fa"}

@@ -13,16 +13,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         "rules", help="list or check the detection rule packs",
         description="'list' prints every rule (id, family, severity, languages). 'check' validates "
         "every pack against detectors/schema.json, compiles every pattern and runs every rule's "
-        "examples through the scanner; exit 1 with a report when anything fails.")
+        "examples through the scanner; exit 1 with a report when anything fails. Patterns named in "
+        "the folder's checked_patterns.txt compile when their rule first runs, others at load; "
+        "'check --write-checked' rewrites that list after a clean check.")
     p.add_argument("action", choices=("list", "check"))
     p.add_argument("--dir", metavar="DIR", help="a folder of rule packs (default: the shipped packs)")
     p.add_argument("--json", action="store_true", help="list: print JSON instead of a table")
+    p.add_argument("--write-checked", action="store_true",
+                   help="check: when every check passes, write the folder's checked_patterns.txt")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from toolbound._detect.packs import RulePackError, load_rules
 
+    if args.write_checked and args.action != "check":
+        return fail_usage("--write-checked goes with 'check'")
     if args.action == "list":
         try:
             rules = load_rules(args.dir)
@@ -39,12 +45,12 @@ def run(args: argparse.Namespace) -> int:
         for r in rules:
             sys.stdout.write(f"{r.id:<{width}}  {r.family:<{fam}}  {r.severity:<6}  {','.join(r.languages)}\n")
         return 0
-    return _check(args.dir)
+    return _check(args.dir, args.write_checked)
 
 
-def _check(directory: str | None) -> int:
-    from toolbound._detect.check import check_packs
-    from toolbound._detect.packs import RulePackError
+def _check(directory: str | None, write: bool = False) -> int:
+    from toolbound._detect.check import check_packs, unchecked_patterns
+    from toolbound._detect.packs import RulePackError, find_packs_dir, write_checked
 
     try:
         rules, failures = check_packs(directory)
@@ -60,4 +66,14 @@ def _check(directory: str | None) -> int:
     status = "FAILED" if failures else "ok"
     sys.stdout.write(f"{status}: {packs} packs, {len(rules)} rules, {n_examples} examples, "
                      f"{len(failures)} failing\n")
-    return 1 if failures else 0
+    if failures:
+        return 1
+    if write:
+        path = write_checked(directory if directory is not None else find_packs_dir(), rules)
+        sys.stdout.write(f"wrote {path}\n")
+    else:
+        n = unchecked_patterns(directory, rules)
+        if n:
+            sys.stdout.write(f"note: {n} patterns are not in checked_patterns.txt (compiled at every load); "
+                             "'toolbound rules check --write-checked' lists them\n")
+    return 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolbound._detect.packs import Rule, load_rules
 
-__all__ = ["ExampleFailure", "check_examples", "check_packs"]
+__all__ = ["ExampleFailure", "check_examples", "check_packs", "unchecked_patterns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,16 @@ def _ids(scanner, text: str) -> set[str]:  # type: ignore[no-untyped-def]
 
 
 def check_packs(directory: str | Path | None = None) -> tuple[list[Rule], list[ExampleFailure]]:
-    """Load and validate the packs (raises ``RulePackError``), then check every example."""
-    rules = load_rules(directory)
+    """Load and validate the packs, compiling every pattern now (raises ``RulePackError``), then
+    check every example."""
+    rules = load_rules(directory, compile_all=True)
     return rules, check_examples(rules)
+
+
+def unchecked_patterns(directory: str | Path | None, rules: list[Rule]) -> int:
+    """How many patterns of ``rules`` the folder's checked-patterns list does not name (they are
+    compiled at every load instead of on first use; ``toolbound rules check --write-checked``)."""
+    from toolbound._detect.packs import checked_keys, find_packs_dir, pattern_key
+
+    keys = checked_keys(directory if directory is not None else find_packs_dir())
+    return sum(pattern_key(p) not in keys for r in rules for p in r.patterns)

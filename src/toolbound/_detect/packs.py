@@ -6,6 +6,13 @@ across packs, every pattern compiles and cannot match the empty string, and buil
 check the engine implements. Any problem raises :class:`RulePackError` naming the file, the rule id
 and the problem. A broken pack is never skipped.
 
+Compiling every pattern took most of a process's first scan (seconds), and a scan runs a few dozen
+rules. So a pack folder may hold :data:`CHECKED_FILE`, the keys (:func:`pattern_key`) of patterns
+that ``toolbound rules check`` compiled and tested; those compile the first time their rule runs
+(:class:`CompiledPatterns`), every other pattern at load as before. The shipped list is written by
+``toolbound rules check --write-checked`` and a test keeps it equal to the shipped patterns. A
+stale list costs only time: a pattern it does not name is compiled and checked at load.
+
 Error tree::
 
     ValueError
@@ -14,15 +21,17 @@ Error tree::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BUILTINS", "CONTEXT_FAMILY", "FAMILIES", "PATTERN_FLAGS_DOC", "Rule", "RulePackError",
-           "find_packs_dir", "load_rules", "pattern_flags"]
+__all__ = ["BUILTINS", "CHECKED_FILE", "CONTEXT_FAMILY", "FAMILIES", "PATTERN_FLAGS_DOC", "CompiledPatterns", "Rule",
+           "RulePackError", "checked_keys", "find_packs_dir", "load_rules", "pattern_flags", "pattern_key",
+           "write_checked"]
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -71,6 +80,83 @@ class RulePackError(ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+CHECKED_FILE = "checked_patterns.txt"
+
+
+def pattern_key(pattern: str) -> str:
+    """The key of ``pattern`` in :data:`CHECKED_FILE` (sha256 of the flags and the pattern, 32 hex digits)."""
+    return hashlib.sha256(f"{PATTERN_FLAGS_DOC}\n{pattern}".encode()).hexdigest()[:32]
+
+
+def checked_keys(directory: str | Path) -> frozenset[str]:
+    """The pattern keys listed in ``directory``'s :data:`CHECKED_FILE` (empty when there is none)."""
+    path = Path(directory) / CHECKED_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return frozenset()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulePackError(path, f"cannot read: {exc}") from None
+    return frozenset(x.strip() for x in text.splitlines() if x.strip() and not x.startswith("#"))
+
+
+def write_checked(directory: str | Path, rules: Iterable[Rule]) -> Path:
+    """Write ``directory``'s :data:`CHECKED_FILE`: the keys of every pattern of ``rules`` (call it
+    only after every pattern compiled and every example passed: ``toolbound rules check``)."""
+    keys = sorted({pattern_key(p) for r in rules for p in r.patterns})
+    path = Path(directory) / CHECKED_FILE
+    path.write_text("# Patterns `toolbound rules check` compiled and tested (sha256 of flags + pattern, 32 hex).\n"
+                    "# Listed patterns compile when their rule first runs; others at load. Rewrite with\n"
+                    "# `toolbound rules check --write-checked`.\n" + "".join(k + "\n" for k in keys),
+                    encoding="utf-8")
+    return path
+
+
+class CompiledPatterns(Sequence[Any]):
+    """A rule's compiled patterns, each compiled the first time it is asked for (patterns that were
+    not checked before are compiled at load and handed in ``ready``). A pattern that fails then
+    raises :class:`RulePackError` naming the file and rule, as it would have at load."""
+
+    __slots__ = ("_sources", "_done", "_file", "_rule_id")
+
+    def __init__(self, sources: tuple[str, ...], ready: dict[int, Any], file: str, rule_id: str) -> None:
+        self._sources = sources
+        self._done: list[Any] = [ready.get(j) for j in range(len(sources))]
+        self._file = file
+        self._rule_id = rule_id
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return tuple(self[k] for k in range(len(self._sources))[j])
+        c = self._done[j]
+        if c is None:
+            c = self._done[j] = _compile(self._sources[j], j if j >= 0 else j + len(self._sources), self._file,
+                                         self._rule_id)
+        return c
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[j] for j in range(len(self._sources)))
+
+    def compiled_count(self) -> int:
+        """How many of the patterns are compiled so far."""
+        return sum(c is not None for c in self._done)
+
+
+def _compile(pat: str, j: int, file: str | Path, rule_id: str) -> Any:
+    import regex
+
+    try:
+        c = regex.compile(pat, pattern_flags())
+    except (regex.error, ValueError, OverflowError) as exc:
+        raise RulePackError(file, f"pattern {j + 1} does not compile: {exc}", rule_id) from None
+    if c.search("") is not None:
+        raise RulePackError(file, f"pattern {j + 1} matches the empty string", rule_id)
+    return c
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Rule:
     """One compiled rule from a pack."""
@@ -83,7 +169,7 @@ class Rule:
     weight: float
     status: str
     patterns: tuple[str, ...]
-    compiled: tuple[Any, ...]
+    compiled: Sequence[Any]  # a tuple, or CompiledPatterns (compiled on first use)
     prefilter: tuple[str, ...]
     requires: tuple[str, ...]
     builtin: str | None
@@ -137,21 +223,23 @@ def _rule_id_at(data: dict[str, Any], path: Iterable[Any]) -> str | None:
     return None
 
 
-def load_rules(directory: str | Path | None = None) -> list[Rule]:
+def load_rules(directory: str | Path | None = None, *, compile_all: bool = False) -> list[Rule]:
     """Load, validate and compile every ``*.toml`` pack in ``directory`` (default: the shipped packs).
+
+    A pattern listed in the folder's :data:`CHECKED_FILE` is compiled the first time its rule runs;
+    ``compile_all`` compiles and checks every pattern now (``toolbound rules check`` does).
 
     Raises:
         RulePackError: on the first problem found, naming the file and rule.
     """
     import jsonschema
-    import regex
 
     d = Path(directory) if directory is not None else find_packs_dir()
     files = sorted(d.glob("*.toml"))
     if not files:
         raise RulePackError(d, "no *.toml rule packs in this folder")
     validator = jsonschema.Draft202012Validator(_schema(d))
-    flags = pattern_flags()
+    checked = frozenset() if compile_all else checked_keys(d)
     seen: dict[str, str] = {}
     rules: list[Rule] = []
     for path in files:
@@ -185,15 +273,8 @@ def load_rules(directory: str | Path | None = None) -> list[Rule]:
                 raise RulePackError(path, "a rule needs either 'patterns' or 'builtin' (not both)", rid)
             if builtin and builtin not in BUILTINS:
                 raise RulePackError(path, f"unknown builtin {builtin!r}; known: {', '.join(sorted(BUILTINS))}", rid)
-            compiled = []
-            for i, pat in enumerate(patterns, 1):
-                try:
-                    c = regex.compile(pat, flags)
-                except (regex.error, ValueError, OverflowError) as exc:
-                    raise RulePackError(path, f"pattern {i} does not compile: {exc}", rid) from None
-                if c.search("") is not None:
-                    raise RulePackError(path, f"pattern {i} matches the empty string", rid)
-                compiled.append(c)
+            ready = {j: _compile(pat, j, path, rid) for j, pat in enumerate(patterns)
+                     if pattern_key(pat) not in checked}
             prefilter = tuple(p.lower() for p in raw.get("prefilter", ()))
             requires = tuple(p.lower() for p in raw.get("requires", ()))
             if requires and not prefilter:
@@ -211,7 +292,7 @@ def load_rules(directory: str | Path | None = None) -> list[Rule]:
                 id=rid, family=family, description=raw["description"].strip(),
                 languages=tuple(raw["languages"]), severity=raw["severity"],
                 weight=float(raw["weight"]), status=raw["status"], patterns=patterns,
-                compiled=tuple(compiled), prefilter=prefilter, requires=requires, builtin=builtin,
+                compiled=CompiledPatterns(patterns, ready, str(path), rid), prefilter=prefilter, requires=requires, builtin=builtin,
                 window=int(raw.get("window", 300)), effect=effect,
                 examples_match=tuple(ex["match"]), examples_no_match=tuple(ex["no_match"]),
                 false_positives=tuple(raw.get("false_positives", ())), source=str(path),
