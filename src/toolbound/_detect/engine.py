@@ -225,15 +225,20 @@ class Scanner:
         # ("忽略", "игнорир") runs only the patterns whose source contains it verbatim; ASCII
         # literals, and literals found in no pattern, run them all.
         self._hit_pats: dict[tuple[str, int], tuple[int, ...] | None] = {}
+        unleeted: dict[int, list[tuple[str, str]]] = {}  # rule -> (literal, its unleeted form)
+        sources: dict[int, list[str]] = {}  # id(rule) -> its patterns as _pattern_indices reads them
         for lit in all_lits:
+            if lit.isascii():
+                continue
             for ri in self._hit_rules[lit]:
-                if (ri < 0 or len(self.rules[ri].compiled) < 2 or len(self.rules[ri].languages) < 2
-                        or lit.isascii()):
+                if ri < 0 or len(self.rules[ri].compiled) < 2 or len(self.rules[ri].languages) < 2:
                     continue
-                own = [x for x in self.rules[ri].prefilter if lit.startswith(unleet(x))]
+                if ri not in unleeted:
+                    unleeted[ri] = [(x, unleet(x)) for x in self.rules[ri].prefilter]
+                own = [x for x, ux in unleeted[ri] if lit.startswith(ux)]
                 pats: set[int] = set()
                 for x in own:
-                    js = _pattern_indices(self.rules[ri], x)
+                    js = _pattern_indices(self.rules[ri], x, sources)
                     if js is None:
                         pats = set(range(len(self.rules[ri].compiled)))
                         break
@@ -913,13 +918,15 @@ _UNESCAPE = re.compile(r"\\([^a-zA-Z0-9])")
 _WS_CLASS = re.compile(r"\\s[+*?]?|\\s\{\d*,?\d*\}")
 
 
-def _pattern_indices(rule: Rule, lit: str) -> set[int] | None:
-    """Indices of ``rule``'s patterns whose source contains ``lit`` (None: no pattern names it)."""
-    out = set()
-    for j, src in enumerate(rule.patterns):
-        norm = _UNESCAPE.sub(r"\1", _WS_CLASS.sub(" ", src.lower()))
-        if lit in norm:
-            out.add(j)
+def _pattern_indices(rule: Rule, lit: str, cache: dict[int, list[str]] | None = None) -> set[int] | None:
+    """Indices of ``rule``'s patterns whose source contains ``lit`` (None: no pattern names it).
+    ``cache`` keeps each rule's normalised sources (by ``id(rule)``) across calls."""
+    norms = None if cache is None else cache.get(id(rule))
+    if norms is None:
+        norms = [_UNESCAPE.sub(r"\1", _WS_CLASS.sub(" ", src.lower())) for src in rule.patterns]
+        if cache is not None:
+            cache[id(rule)] = norms
+    out = {j for j, norm in enumerate(norms) if lit in norm}
     return out or None
 
 
