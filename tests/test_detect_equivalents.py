@@ -326,3 +326,14 @@ def test_inner_offsets_match_their_definition(lits: list[str]) -> None:
     from toolbound._detect.engine import _inner_offsets
 
     assert _inner_offsets(lits) == _inner_offsets_reference(lits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=60))
+def test_ascii_word_runs_are_the_unicode_ones(text: str) -> None:
+    """langid reads ASCII text's words with a plain [A-Za-z] class: the same runs as [^\\W\\d_]."""
+    from toolbound._detect import langid
+
+    assert langid._words(text) == langid._WORD_RE.findall(text)
+    assert langid._words(text.encode("ascii", "ignore").decode()) == \
+        langid._WORD_RE.findall(text.encode("ascii", "ignore").decode())
