@@ -310,3 +310,17 @@ def test_overlap_finds_a_near_copy():
                            {"id": "n-2", "text": "nothing shared here at all"}], ref)
     assert res[0][2] == "a-1" and res[0][1] > 0.8
     assert res[1][1] == 0.0
+
+
+def test_record_checks_answer_bad_files_with_a_clear_error(tmp_path):
+    import overlap
+    import validate
+
+    missing = tmp_path / "nope.jsonl"
+    assert validate.main([str(missing), "v99a"]) == 2
+    broken = tmp_path / "v99a.jsonl"
+    broken.write_text('{"id": "v99a-1", "text": "fine"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"v99a.jsonl:2: not JSON"):
+        overlap._records(broken)
+    with pytest.raises(ValueError, match="cannot read"):
+        overlap._records(missing)

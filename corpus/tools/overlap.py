@@ -14,14 +14,17 @@ the repository, lost with the machine); on round 86's files it reads what that o
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import re
 import statistics
+import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from validate import corpus_files  # noqa: E402
+
 NEAR = 0.25
 _WORD = re.compile(r"\w+")
 
@@ -35,17 +38,36 @@ def shingles(text: str) -> set[str]:
 
 
 def _reference(exclude: set[Path]) -> list[tuple[str, set[str]]]:
-    files = [ROOT / "corpus" / "corpus.jsonl", ROOT / "corpus" / "generated.jsonl"]
-    files += [Path(p) for p in sorted(glob.glob(str(ROOT / "corpus" / "holdout" / "*.jsonl")))]
     out = []
-    for f in files:
-        if not f.exists() or f.resolve() in exclude:
+    for f in corpus_files(unadopted=False):
+        if f.resolve() in exclude:
             continue
         with open(f, encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
                     r = json.loads(line)
                     out.append((r["id"], shingles(r["text"])))
+    return out
+
+
+def _records(path: Path) -> list[dict]:
+    """The records of a writer's file; ValueError naming the file and line when one cannot be read."""
+    out = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
+                if not isinstance(r, dict) or not isinstance(r.get("text"), str):
+                    raise ValueError(f"{path}:{n}: a record needs a string 'text' (run validate.py first)")
+                r.setdefault("id", f"line {n}")
+                out.append(r)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
     return out
 
 
@@ -75,8 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     paths = [Path(f) for f in args.files]
     reference = _reference({p.resolve() for p in paths})
     for p in paths:
-        with open(p, encoding="utf-8") as fh:
-            recs = [json.loads(line) for line in fh if line.strip()]
+        try:
+            recs = _records(p)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if not recs:
+            print(f"{p.name}: no records")
+            continue
         res = nearest(recs, reference)
         js = [j for _, j, _ in res]
         near = [x for x in res if x[1] >= NEAR]

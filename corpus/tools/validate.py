@@ -45,17 +45,23 @@ def norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def corpus_files(*, unadopted: bool = True) -> list[Path]:
+    """The record files a new record is compared with: the corpus, the generated records, the
+    holdout sets and (``unadopted``) the written training files no round adopted."""
+    files = [ROOT / "corpus" / "corpus.jsonl", ROOT / "corpus" / "generated.jsonl"]
+    folders = ("holdout", "unadopted") if unadopted else ("holdout",)
+    for folder in folders:
+        files += [Path(p) for p in sorted(glob.glob(str(ROOT / "corpus" / folder / "*.jsonl")))]
+    return [f for f in files if f.exists()]
+
+
 def known_texts(datasets: str | None = None) -> set[str]:
     """Normalised texts of the corpus, its holdout sets and (optionally) the public files."""
-    files = [ROOT / "corpus" / "corpus.jsonl", ROOT / "corpus" / "generated.jsonl"]
-    files += [Path(p) for p in sorted(glob.glob(str(ROOT / "corpus" / "holdout" / "*.jsonl")))]
-    files += [Path(p) for p in sorted(glob.glob(str(ROOT / "corpus" / "unadopted" / "*.jsonl")))]
+    files = corpus_files()
     if datasets:
         files += [Path(p) for p in sorted(glob.glob(str(Path(datasets) / "*.jsonl")))]
     out: set[str] = set()
     for f in files:
-        if not f.exists():
-            continue
         with open(f, encoding="utf-8") as fh:
             for line in fh:
                 line = line.strip()
@@ -153,7 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("prefix", help="the id prefix the brief gave (ids are PREFIX-...)")
     ap.add_argument("--datasets", help="also refuse texts of these public JSONL files (read in place)")
     args = ap.parse_args(argv)
-    probs = validate(args.file, args.prefix, known_texts(args.datasets))
+    try:
+        probs = validate(args.file, args.prefix, known_texts(args.datasets))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        print(f"error: cannot read {args.file} or the corpus files: {exc}", file=sys.stderr)
+        return 2
     for p in probs:
         print(p)
     if probs:
