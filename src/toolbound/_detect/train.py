@@ -224,7 +224,9 @@ before each comparison:
   loaded words): +0.000 on fresh ``v85*``; not adopted (``corpus/unadopted/train_tr85*``).
   Round 86 (G86): a guillemet that closes an earlier quotation on its line does not open a German-style
   one (``engine._in_prose_quotes``), both models retrained: +0.050 on fresh ``v86*`` (90% +0.017 to
-  +0.083), paired dev -0.0006: **shipped**.
+  +0.083), paired dev -0.0006: **shipped**. Round 87 (P87): ``context.injection_word`` reads neither
+  "payload" as a code identifier nor the reader's own "guardrails", both models retrained: +0.000 on
+  fresh ``v87*`` (90% -0.033 to +0.025): not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
