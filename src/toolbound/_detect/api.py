@@ -115,9 +115,12 @@ def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:
     return scan_strings_decoded(items)[0]
 
 
-def scan_strings_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], dict[str, tuple]]:
+def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = None
+                         ) -> tuple[list[Finding], dict[str, tuple]]:
     """:func:`scan_strings`, plus the runs the engine decoded from each string (by path; strings
-    with none are absent), for ``score.with_decoded``."""
+    with none are absent), for ``score.with_decoded``. ``memo``: where each string's prefilter hits
+    are kept for the cross-field scan (a caller that scans the strings one call at a time passes
+    the same dict to every call and then to :func:`_cross_field`)."""
     from toolbound._detect.engine import get_scanner
 
     scanner = get_scanner()
@@ -125,22 +128,27 @@ def scan_strings_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding
     texts: list[str] = []
     paths: list[str] = []
     decoded: dict[str, tuple] = {}
+    if memo is None and len(items) > 1:
+        memo = {}
     for path, text in items:
         if not isinstance(text, str):
             raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
         paths.append(path)
         texts.append(text)
-        found, runs = scanner.scan_decoded(text)
+        found, runs = scanner.scan_decoded(text, memo=memo)
         out.extend(f.at(path) for f in found)
         if runs:
             decoded[path] = runs
     if len(texts) > 1:
-        out.extend(_cross_field(scanner, paths, texts))
+        out.extend(_cross_field(scanner, paths, texts, memo))
     return out, decoded
 
 
-def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]:  # type: ignore[no-untyped-def]
-    """Findings in the joined text that cross at least one field boundary."""
+def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None = None  # type: ignore[no-untyped-def]
+                 ) -> list[Finding]:
+    """Findings in the joined text that cross at least one field boundary. ``memo``: the strings'
+    prefilter hits from their own scans (``Scanner.scan_decoded``), reused for the joined text
+    rather than found again (``Scanner.joined_hits``)."""
     from bisect import bisect_left, bisect_right
 
     starts: list[int] = []
@@ -162,7 +170,18 @@ def _cross_field(scanner, paths: list[str], texts: list[str]) -> list[Finding]: 
     seen: set[tuple[str, int, int]] = set()
     for a, e in windows:
         inner = [b - a for b in bounds[bisect_left(bounds, a):bisect_left(bounds, e)]]
-        for f in scanner.scan(joined[a:e], across=inner):
+        hits = None
+        if memo:
+            # The window's pieces: whole strings (their hits are in memo) and, at its ends, parts.
+            pieces = []
+            k = bisect_right(starts, a) - 1
+            while k < len(texts) and starts[k] < e:
+                s0, s1 = starts[k], starts[k] + len(texts[k])
+                whole = a <= s0 and s1 <= e
+                pieces.append((max(s0, a) - a, min(s1, e) - a, memo.get(texts[k]) if whole else None))
+                k += 1
+            hits = scanner.joined_hits(joined[a:e], pieces)
+        for f in scanner.scan(joined[a:e], across=inner, hits=hits):
             s, t = f.start + a, f.end + a
             i = bisect_right(bounds, s - 1)  # first separator at or after s
             if i >= len(bounds) or bounds[i] >= t:

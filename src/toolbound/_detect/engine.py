@@ -42,6 +42,11 @@ from toolbound._detect.langid import GATED_LANGUAGES, gate_allows, text_words
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
 
+# The prefilter's hits ``(start, end, literal)`` in one ASCII text, in four groups (see
+# ``Scanner._ascii_parts``), kept per string of a result for the scan of their join.
+HitParts = tuple[list[tuple[int, int, str]], list[tuple[int, int, str]],
+                 list[tuple[int, int, str]], list[tuple[int, int, str]]]
+
 __all__ = ["DEFAULT_TIMEOUT", "MAX_DEPTH", "Scanner", "TIMEOUT_RULE_ID", "get_scanner"]
 
 DEFAULT_TIMEOUT = 0.5
@@ -273,6 +278,9 @@ class Scanner:
         self._pf_cjk_starts = re.compile(_first_char_trie(cjk_lits)) if cjk_lits else None
         self.max_window = max((r.window for r in self.rules), default=300)
         self._inner = _inner_offsets(all_lits)
+        # joined_hits reuses the hits of a result's strings for their join only if no hit can span
+        # the newline that joins them.
+        self._newline_lits = any("\n" in x for x in all_lits)
 
     def _analyse(self, i: int) -> None:
         """The analyses of rule ``i``'s patterns (see ``__init__``), pattern by pattern."""
@@ -286,28 +294,36 @@ class Scanner:
 
     # -- public ---------------------------------------------------------------------------------
 
-    def scan(self, text: str, *, across: Sequence[int] | None = None) -> list[Finding]:
+    def scan(self, text: str, *, across: Sequence[int] | None = None,
+             hits: list[tuple[int, int, str]] | None = None) -> list[Finding]:
         """All findings in ``text``, offsets into ``text``, sorted by position (context excluded).
 
         ``across``: sorted offsets (field separators of a joined text). When given, the caller keeps
         only findings that contain one of them, so a rule runs only in windows that hold one; every
         such finding is still found (a match lies inside its window). Context rules and encoded
         runs are scanned as usual, so weakening and decoding see what they always see.
+        ``hits``: with ``across``, the prefilter's hits in ``text`` when the caller has them
+        (:meth:`joined_hits`); used only when folding leaves ``text`` as it is.
         """
         if across is not None:
-            return self._findings(self._scan(text, 0, across))
+            return self._findings(self._scan(text, 0, across, hits=hits))
         return self.scan_decoded(text)[0]
 
-    def scan_decoded(self, text: str) -> tuple[list[Finding], tuple[Encoded, ...]]:
+    def scan_decoded(self, text: str, *, memo: dict[str, HitParts] | None = None
+                     ) -> tuple[list[Finding], tuple[Encoded, ...]]:
         """:meth:`scan`, plus the runs the engine decoded from ``text`` at the top level (base64,
         hex, URL-encoding, ``\\x`` escapes, rot13 windows, Unicode tag characters; offsets into
-        ``text``), so that the scorer can read the decoded texts too (``score.decoded_score``)."""
+        ``text``), so that the scorer can read the decoded texts too (``score.decoded_score``).
+
+        ``memo``: when given, an ASCII ``text`` that folding leaves as it is gets its prefilter hits
+        stored there (``memo[text]``), for :meth:`joined_hits` to reuse in the cross-field scan of
+        the same result."""
         if len(text) <= SHORT_SCAN:
             hit = self._short.get(text)
             if hit is not None:
                 return list(hit[0]), hit[1]
         runs: list[Encoded] = []
-        out = self._findings(self._scan(text, 0, decoded=runs))
+        out = self._findings(self._scan(text, 0, decoded=runs, memo=memo))
         if len(text) <= SHORT_SCAN and not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
             if len(self._short) >= SHORT_SCAN_LIMIT:
                 self._short.clear()
@@ -320,6 +336,61 @@ class Scanner:
         return bool(self._prefilter(asc, low))
 
     # -- internals ------------------------------------------------------------------------------
+
+    def joined_hits(self, text: str, pieces: Sequence[tuple[int, int, HitParts | None]]
+                    ) -> list[tuple[int, int, str]] | None:
+        """The prefilter's hits in ``text``, an ASCII join of pieces separated by single newlines,
+        assembled from hits already found in its pieces: exactly what :meth:`_prefilter` gives
+        for ``text`` (None: the pieces cannot be reused, the caller scans as usual).
+
+        ``pieces``: ``(start, end, parts)`` in order, ``text[start:end]`` a piece and
+        ``text[end]`` the newline before the next; ``parts`` its :class:`HitParts` (from
+        ``scan_decoded(memo=...)``), or None where it is unknown (a piece cut by the window, a
+        short string answered from the cache): runs of unknown pieces are read here. No literal
+        holds a newline (checked when the scanner is built), so no hit spans one, and a piece starts
+        after a newline as a text starts: the word anchor reads both alike. The hits are ordered as
+        ``_prefilter`` orders them (every word-anchored hit, then the literals inside them, then
+        the others and theirs), since the windows of a rule are built in that order.
+        """
+        if self._newline_lits or not text.isascii():
+            return None
+        groups: tuple[list, list, list, list] = ([], [], [], [])
+        todo: list[tuple[int, int]] = []
+
+        def add(parts: HitParts, shift: int) -> None:
+            for g, part in zip(groups, parts):
+                if shift:
+                    g.extend((s + shift, e + shift, lit) for s, e, lit in part)
+                else:
+                    g.extend(part)
+
+        def flush() -> None:
+            if todo:
+                x, y = todo[0][0], todo[-1][1]
+                add(self._ascii_parts(unleet(text[x:y].lower())), x)
+                todo.clear()
+
+        for start, end, parts in pieces:
+            if parts is None:
+                todo.append((start, end))
+            else:
+                flush()
+                add(parts, start)
+        flush()
+        return groups[0] + groups[1] + groups[2] + groups[3]
+
+    def _ascii_parts(self, asc: str) -> HitParts:
+        """The prefilter's hits in ASCII view ``asc``: word-anchored hits, literals inside them,
+        other hits, literals inside those (``_prefilter`` gives them joined in this order)."""
+        a_hits: list[tuple[int, int, str]] = []
+        a_inner: list[tuple[int, int, str]] = []
+        b_hits: list[tuple[int, int, str]] = []
+        b_inner: list[tuple[int, int, str]] = []
+        if self._pf_a is not None:
+            a_hits, a_inner = _trie_parts(self._pf_a, asc, self._inner)
+        if self._pf_b is not None and _has_any(asc, self._pf_b_first):
+            b_hits, b_inner = _trie_parts(self._pf_b, asc, self._inner)
+        return a_hits, a_inner, b_hits, b_inner
 
     def _prefilter(self, asc: str, low: str | None) -> list[tuple[int, int, str]]:
         """Literal hits ``(start, end, literal)``.
@@ -386,7 +457,8 @@ class Scanner:
         asc = low.encode("ascii", "replace").replace(b"11", b"ll").translate(_LEET_BYTES).decode("ascii")
         return low, asc, low
 
-    def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None, raw: str | None = None
+    def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None, raw: str | None = None,
+               lits: list[tuple[int, int, str]] | None = None, memo: dict[str, HitParts] | None = None
                ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]], list[tuple[int, int]],
                           list[tuple[int, int, Rule]], set[tuple[int, int, int]]]:
         """Run the rules over folded text ``ft``.
@@ -394,7 +466,8 @@ class Scanner:
         Returns ``(matches per rule index, keyword spans, rot13 hit spans, timeouts, leet matches)``,
         offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
         ``raw`` is the text before folding, when there is one: the language gate also reads its
-        letters (folding reads Turkish ı as i).
+        letters (folding reads Turkish ı as i). ``lits``: the prefilter's hits in ``ft`` when the
+        caller has them; ``memo``: where an ASCII ``ft``'s hits are stored (see ``scan_decoded``).
         """
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
@@ -408,7 +481,13 @@ class Scanner:
         hit_rules = self._hit_rules
         req: dict[int, list[int]] = {}
         hit_req = self._hit_req
-        found_lits = self._prefilter(asc, low_if_unicode)
+        if lits is not None:
+            found_lits = lits
+        elif memo is not None and low_if_unicode is None:
+            parts = memo[ft] = self._ascii_parts(asc)
+            found_lits = parts[0] + parts[1] + parts[2] + parts[3]
+        else:
+            found_lits = self._prefilter(asc, low_if_unicode)
         kw = [(s, e) for s, e, _ in found_lits]
         # Hits grouped by literal: a literal repeated down a document costs one lookup of its rules.
         by_lit: dict[str, list[tuple[int, int, str]]] = {}
@@ -620,14 +699,17 @@ class Scanner:
         return out
 
     def _scan(self, text: str, depth: int, across: Sequence[int] | None = None,
-              decoded: list[Encoded] | None = None) -> list[_Ev]:
+              decoded: list[Encoded] | None = None, hits: list[tuple[int, int, str]] | None = None,
+              memo: dict[str, HitParts] | None = None) -> list[_Ev]:
         """Evidence in ``text`` (offsets into it); ``decoded`` (given at the top level) receives the
-        runs decoded from it (see :meth:`scan_decoded`)."""
+        runs decoded from it (see :meth:`scan_decoded`); ``hits`` and ``memo`` as in :meth:`scan`
+        and :meth:`scan_decoded`, for a ``text`` that folding leaves as it is."""
         f = fold(text)
         ft = f.text
-        if across is not None and ft != text:
-            across = None  # offsets of the folded text differ: scan everything
-        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH, across=across, raw=text)
+        if ft != text:
+            across = hits = memo = None  # offsets of the folded text differ: scan everything
+        matches, kw, rot, timeouts, leet = self._match(ft, allow_rot13=depth < MAX_DEPTH, across=across, raw=text,
+                                                       lits=hits, memo=memo)
         span = f.map.span
         evs: list[_Ev] = []
         for ri, spans in matches.items():
@@ -876,6 +958,15 @@ def _inner_offsets(lits: Iterable[str]) -> dict[str, tuple[int, ...]]:
 def _trie_hits(pf: re.Pattern[str], text: str, inner: dict[str, tuple[int, ...]]
                ) -> list[tuple[int, int, str]]:
     """All hits of a trie regex, including literals hidden inside a longer multi-word hit."""
+    out, extra = _trie_parts(pf, text, inner)
+    if extra:
+        out.extend(extra)
+    return out
+
+
+def _trie_parts(pf: re.Pattern[str], text: str, inner: dict[str, tuple[int, ...]]
+                ) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """The hits of a trie regex, and the literals hidden inside them (in the hits' order)."""
     out = [(m.start(), m.end(), m.group()) for m in pf.finditer(text)]
     extra = []
     match = pf.match
@@ -886,9 +977,7 @@ def _trie_hits(pf: re.Pattern[str], text: str, inner: dict[str, tuple[int, ...]]
                 m = match(text, s + k)
                 if m is not None:
                     extra.append((m.start(), m.end(), m.group()))
-    if extra:
-        out.extend(extra)
-    return out
+    return out, extra
 
 
 def _windows(spans: list[tuple[int, int, str]], w: int, n: int, rpos: list[int] | None,

@@ -43,16 +43,18 @@ def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], d
     seen: dict[str, tuple[list[Finding], dict[str, tuple]]] = {}
     out: list[Finding] = []
     decoded: dict[str, tuple] = {}
+    memo: dict = {}  # each text's prefilter hits, reused by the cross-field scan
     for path, text in items:
         hit = seen.get(text)
         if hit is None:
-            hit = seen[text] = api.scan_strings_decoded([(path, text)])  # one item: no cross-field part
+            # one item: no cross-field part
+            hit = seen[text] = api.scan_strings_decoded([(path, text)], memo)
             out.extend(hit[0])
         else:
             out.extend(f.at(path) for f in hit[0])
         if hit[1]:
             decoded[path] = next(iter(hit[1].values()))
-    out.extend(api._cross_field(get_scanner(), [p for p, _ in items], texts))
+    out.extend(api._cross_field(get_scanner(), [p for p, _ in items], texts, memo))
     return out, decoded
 
 
