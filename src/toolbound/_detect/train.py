@@ -226,7 +226,9 @@ before each comparison:
   one (``engine._in_prose_quotes``), both models retrained: +0.050 on fresh ``v86*`` (90% +0.017 to
   +0.083), paired dev -0.0006: **shipped**. Round 87 (P87): ``context.injection_word`` reads neither
   "payload" as a code identifier nor the reader's own "guardrails", both models retrained: +0.000 on
-  fresh ``v87*`` (90% -0.033 to +0.025): not shipped.
+  fresh ``v87*`` (90% -0.033 to +0.025): not shipped. Round 88 (P88): ``context.injection_word`` reads
+  "payload" only as a column of a delimited line, both models retrained: +0.142 on fresh ``v88*`` (90%
+  +0.083 to +0.200), paired dev -0.0012: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
