@@ -228,7 +228,9 @@ before each comparison:
   "payload" as a code identifier nor the reader's own "guardrails", both models retrained: +0.000 on
   fresh ``v87*`` (90% -0.033 to +0.025): not shipped. Round 88 (P88): ``context.injection_word`` reads
   "payload" only as a column of a delimited line, both models retrained: +0.142 on fresh ``v88*`` (90%
-  +0.083 to +0.200), paired dev -0.0012: **shipped**.
+  +0.083 to +0.200), paired dev -0.0012: **shipped**. Round 89 (R89): a multilingual override rule for
+  received instructions declared superseded, both models retrained: -0.008 on fresh ``v89*`` (90%
+  -0.025 to +0.000): not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
