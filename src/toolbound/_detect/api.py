@@ -14,6 +14,20 @@ __all__ = ["clear_text_caches", "default_threshold", "detect", "scan_strings", "
 
 JOIN_SEPARATOR = "\n"
 
+# The cross-field scan reuses each string's prefilter hits (see _cross_field) for results of at
+# most this many characters: a few hundred bytes of hits per string saves a pass of the literal
+# trie over their join, but kept for every string of a 10 MB result they raised its peak memory by
+# about an eighth (benchmarks/bench_economy.py), where that pass is a small share of the time.
+MEMO_MAX_CHARS = 1 << 18
+
+
+def hit_memo(texts: Sequence[str]) -> dict | None:
+    """A dict to keep the strings' prefilter hits in for the cross-field scan, or None when the
+    result is too large (over :data:`MEMO_MAX_CHARS`) or has one string."""
+    if len(texts) < 2 or sum(len(t) for t in texts) > MEMO_MAX_CHARS:
+        return None
+    return {}
+
 
 def default_threshold() -> float:
     """The score at or above which :func:`detect` flags a text (0.5)."""
@@ -120,7 +134,8 @@ def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = N
     """:func:`scan_strings`, plus the runs the engine decoded from each string (by path; strings
     with none are absent), for ``score.with_decoded``. ``memo``: where each string's prefilter hits
     are kept for the cross-field scan (a caller that scans the strings one call at a time passes
-    the same dict to every call and then to :func:`_cross_field`)."""
+    the same dict, from :func:`hit_memo`, to every call and then to :func:`_cross_field`); by
+    default :func:`hit_memo` of the items."""
     from toolbound._detect.engine import get_scanner
 
     scanner = get_scanner()
@@ -128,8 +143,8 @@ def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = N
     texts: list[str] = []
     paths: list[str] = []
     decoded: dict[str, tuple] = {}
-    if memo is None and len(items) > 1:
-        memo = {}
+    if memo is None:
+        memo = hit_memo([t for _, t in items if isinstance(t, str)])
     for path, text in items:
         if not isinstance(text, str):
             raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")

@@ -43,7 +43,7 @@ def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], d
     seen: dict[str, tuple[list[Finding], dict[str, tuple]]] = {}
     out: list[Finding] = []
     decoded: dict[str, tuple] = {}
-    memo: dict = {}  # each text's prefilter hits, reused by the cross-field scan
+    memo = api.hit_memo(texts)  # each text's prefilter hits, reused by the cross-field scan
     for path, text in items:
         hit = seen.get(text)
         if hit is None:
