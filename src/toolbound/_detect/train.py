@@ -230,7 +230,10 @@ before each comparison:
   "payload" only as a column of a delimited line, both models retrained: +0.142 on fresh ``v88*`` (90%
   +0.083 to +0.200), paired dev -0.0012: **shipped**. Round 89 (R89): a multilingual override rule for
   received instructions declared superseded, both models retrained: -0.008 on fresh ``v89*`` (90%
-  -0.025 to +0.000): not shipped.
+  -0.025 to +0.000): not shipped. Round 90 (Q90): ``context.injection_word`` does not read the word for
+  injection in its medical, engine, moulding, dependency-injection or finance senses; no train or
+  dev record changes, so the retrained models are the shipped ones: +0.042 on fresh ``v90*`` (90%
+  +0.017 to +0.075), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
