@@ -398,11 +398,8 @@ class Scanner:
         ``asc`` is the ASCII view (see ``__init__``); ``low`` the lower-cased text when it is not
         ASCII (None otherwise).
         """
-        out: list[tuple[int, int, str]] = []
-        if self._pf_a is not None:
-            out = _trie_hits(self._pf_a, asc, self._inner)
-        if self._pf_b is not None and _has_any(asc, self._pf_b_first):
-            out.extend(_trie_hits(self._pf_b, asc, self._inner))
+        a_hits, a_inner, b_hits, b_inner = self._ascii_parts(asc)
+        out = a_hits + a_inner + b_hits + b_inner
         if low is not None:
             if self._pf_c is not None:
                 out.extend(_trie_hits(self._pf_c, low, self._inner))
