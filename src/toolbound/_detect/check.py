@@ -47,6 +47,12 @@ def check_examples(rules: list[Rule]) -> list[ExampleFailure]:
                     ft = fold(ex).text
                     if any(p.search(ft) for p in rule.compiled):
                         hint = "a pattern matches the folded text: the prefilter or window misses it"
+                        sup = scanner._superset
+                        data = ft.encode("ascii") if ft.isascii() else None
+                        ri = scanner.rules.index(rule)
+                        if sup is not None and data is not None and not sup.possible(ri, data, 0, len(data)):
+                            hint = ("a pattern matches the folded text but its RE2 superset does not "
+                                    "(superset.py cannot read this pattern soundly)")
                     else:
                         hint = "no pattern matches the folded text"
                 failures.append(ExampleFailure(rule.id, rule.source, "match", ex, hint))
