@@ -13,8 +13,8 @@ Run: ``PYTHONPATH=src python benchmarks/bench_detect_speed.py`` (from the reposi
 - Where the time goes, per 4 KB benign chunk: microseconds in folding, the literal prefilter, the
   rules' matching after it, the rest of the engine (encoded runs, keyword evasions, weakening) and
   the model, each timed on its own over the same chunks; and what the rules do there (literal hits,
-  rule windows tried, window checks of a pattern's required literals, and how many of those checks
-  fail on the whole chunk too). This is the map a compiled core would be designed from.
+  rules asking their RE2 superset and how many it skips, rule windows tried, window checks of a
+  pattern's required literals, and how many of those checks fail on the whole chunk too).
 - Cold start: a new process importing toolbound and detecting one short text (best of ``--repeat``).
 - Linearity: 1 KB, 100 KB and 1 MB benign inputs, and ``detect()`` of every shape of
   ``adversarial_shapes.py`` at 100 KB and 400 KB (one repeated character, deep brackets, lookalike
@@ -122,6 +122,7 @@ def breakdown(chunks: list[str], repeat: int) -> dict[str, object]:
     from toolbound._detect import needs as needs_mod
     from toolbound._detect import score as score_mod
     from toolbound._detect.fold import fold
+    from toolbound._detect.superset import Superset
 
     sc = engine.get_scanner()
     n = len(chunks)
@@ -159,9 +160,16 @@ def breakdown(chunks: list[str], repeat: int) -> dict[str, object]:
               "detect": us["detect"]}
 
     # Counts: wrap the window search and the required-literal check for one pass.
-    counts = {"literal_hits": 0, "rule_windows": 0, "needs_checks": 0, "needs_failed": 0,
-              "needs_failed_whole_text_too": 0}
+    counts = {"literal_hits": 0, "superset_checks": 0, "superset_skips": 0, "rule_windows": 0,
+              "needs_checks": 0, "needs_failed": 0, "needs_failed_whole_text_too": 0}
     orig_find, orig_sat = engine.Scanner._find, engine.satisfied
+    orig_possible = Superset.possible
+
+    def possible(self, ri, data, lo, hi):  # type: ignore[no-untyped-def]
+        ok = orig_possible(self, ri, data, lo, hi)
+        counts["superset_checks"] += 1
+        counts["superset_skips"] += not ok
+        return ok
 
     def find(self, ri, pat, idxs, text, a, b, *rest):  # type: ignore[no-untyped-def]
         counts["rule_windows"] += 1
@@ -176,13 +184,13 @@ def breakdown(chunks: list[str], repeat: int) -> dict[str, object]:
                 counts["needs_failed_whole_text_too"] += 1
         return ok
 
-    engine.Scanner._find, engine.satisfied = find, sat
+    engine.Scanner._find, engine.satisfied, Superset.possible = find, sat, possible
     try:
         for c, ft in zip(chunks, folded):
             counts["literal_hits"] += len(prefilter(ft))
             sc.scan_decoded(c)
     finally:
-        engine.Scanner._find, engine.satisfied = orig_find, orig_sat
+        engine.Scanner._find, engine.satisfied, Superset.possible = orig_find, orig_sat, orig_possible
     return {"chunks": n, "stages_us": stages, "counts": {k: round(v / n, 1) for k, v in counts.items()}}
 
 
@@ -341,7 +349,10 @@ def readme_sections() -> dict:
                         f"the rules' matching after it {st['rules_after_prefilter']} µs "
                         f"({share['rules_after_prefilter']}%), the rest of the engine {rest}, "
                         f"the model {st['model']} µs ({share['model']}%); detect() {st['detect']} µs. There "
-                        f"the prefilter finds {ct['literal_hits']} literal hits, the rules try "
+                        f"the prefilter finds {ct['literal_hits']} literal hits, "
+                        + (f"{ct['superset_checks']} rules ask their RE2 superset and "
+                           f"{ct['superset_skips']} of them are skipped, " if "superset_checks" in ct else "")
+                        + f"the rules try "
                         f"{ct['rule_windows']} windows and make {ct['needs_checks']} checks of required "
                         f"literals, {ct['needs_failed']} of which fail ({ct['needs_failed_whole_text_too']} "
                         "fail on the whole chunk too).")

@@ -8,7 +8,9 @@ One scan of a text:
    whose literals it matched.
 3. Each hit rule's patterns run only inside its windows (``window`` characters around its hits,
    merged), with the regex module's ``timeout``. A pattern that times out yields an
-   ``engine.timeout`` finding instead of hanging.
+   ``engine.timeout`` finding instead of hanging. On an ASCII text a rule first asks its RE2
+   superset (:mod:`~toolbound._detect.superset`, one linear pass over the stretch holding its
+   windows) and is skipped where that finds nothing: on benign text nearly every rule.
 4. Evasion layers, each only when there is something to undo: the prefilter runs on an ASCII view
    with leet digits read as letters, so a keyword spelt "1gn0re" hits and its rules also run on
    the unleeted window; letter padding ("i g n o r e") is collapsed in windows around runs that
@@ -571,6 +573,13 @@ class Scanner:
             viable, vrun = self._viable(ri, present)
             if vrun is None:
                 continue  # every pattern needs a script the text does not hold
+            if data is not None and ri not in leet_rules and not superset.possible(  # type: ignore[union-attr]
+                    ri, data, max(0, min(sp[0] for sp in spans) - rule.window),
+                    min(n, max(sp[1] for sp in spans) + rule.window)):
+                # One RE2 pass over the stretch that holds all the rule's windows (superset.py): where
+                # its superset finds nothing, none of its patterns can match in any window. A rule that
+                # also runs on leet views is not skipped (its views are other texts).
+                continue
             groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if len(rule.compiled) == 1:
                 groups = [(vrun, spans, viable)]
@@ -588,22 +597,11 @@ class Scanner:
                 groups = [(vrun, every, viable)] if every else []
                 groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             with_leet = ri in leet_rules
-            wins = [_windows(pspans, rule.window, n, rpos, cover) for _, pspans, _ in groups]
-            if not any(wins):
-                continue
-            if data is not None and not with_leet:
-                # One RE2 pass over the span of the windows (superset.py): where the rule's superset
-                # finds nothing, none of its patterns can match in any window. A rule that also runs
-                # on leet views is not skipped (its views are other texts).
-                lo = min(w[0][0] for w in wins if w)
-                hi = max(w[-1][1] for w in wins if w)
-                if not superset.possible(ri, data, lo, hi):  # type: ignore[union-attr]
-                    continue
             needs = self._needs[ri]
-            for (pat, pspans, idxs), windows in zip(groups, wins):
+            for pat, pspans, idxs in groups:
                 has_needs = any(needs[j] for j in idxs)
                 check = chk is not None and has_needs
-                for a, b in windows:
+                for a, b in _windows(pspans, rule.window, n, rpos, cover):
                     try:
                         found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check, seen))
                         if with_leet:
