@@ -61,10 +61,10 @@ MAX_MEM = 2 << 20
 """Bytes of RE2 memory per rule (a quarter of RE2's default); its DFA's states live in it. A DFA that
 fills it is emptied and goes on, and one that would thrash gives up: the rule is then answered
 "possible" and runs as it would without the skip. So the automata of all rules together stay under
-about 1.3 GB whatever the input (648 rules); over the whole corpus they take about 100 MB. Measured
-per rule budget (peak RSS over the corpus's 23,243 texts, then detect() per 4 KB benign chunk): 1 MB
-371 MB and 2,713 µs, 2 MB 378 MB and 2,582 µs, 8 MB 384 MB and 2,472 µs; without the skip 280 MB and
-3,766 µs."""
+about 1.3 GB whatever the input (648 rules); detecting every corpus text takes the process's peak
+memory from 280 MB (no skip) to 357 MB. Measured per rule budget (peak RSS over the corpus's 23,243
+texts, then detect() per 4 KB benign chunk; session 27): 1 MB 371 MB and 2,713 µs, 2 MB 378 MB and
+2,582 µs, 8 MB 384 MB and 2,472 µs; without the skip 280 MB and 3,766 µs."""
 
 
 class Unconvertible(ValueError):
