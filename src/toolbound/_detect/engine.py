@@ -8,9 +8,10 @@ One scan of a text:
    whose literals it matched.
 3. Each hit rule's patterns run only inside its windows (``window`` characters around its hits,
    merged), with the regex module's ``timeout``. A pattern that times out yields an
-   ``engine.timeout`` finding instead of hanging. On an ASCII text a rule first asks its RE2
-   superset (:mod:`~toolbound._detect.superset`, one linear pass over the stretch holding its
-   windows) and is skipped where that finds nothing: on benign text nearly every rule.
+   ``engine.timeout`` finding instead of hanging. On a text that is ASCII or nearly so, a rule
+   first asks its RE2 superset (:mod:`~toolbound._detect.superset`, one linear pass over the
+   stretch holding its windows, or over each window when that stretch is long) and is skipped where
+   that finds nothing: on benign text nearly every rule.
 4. Evasion layers, each only when there is something to undo: the prefilter runs on an ASCII view
    with leet digits read as letters, so a keyword spelt "1gn0re" hits and its rules also run on
    the unleeted window; letter padding ("i g n o r e") is collapsed in windows around runs that
@@ -41,7 +42,7 @@ from toolbound._detect.needs import (Needs, Presence, check_view, first_literals
                                      text_scripts)
 from toolbound._detect.spanindex import SpanIndex
 from toolbound._detect.superset import AVAILABLE as SUPERSET
-from toolbound._detect.superset import Superset
+from toolbound._detect.superset import Superset, utf8
 from toolbound._detect.langid import GATED_LANGUAGES, gate_allows, text_words
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
@@ -554,10 +555,11 @@ class Scanner:
         leet_found: list[tuple[int, int, int]] = []
         rule_minw = self._rule_minw
         superset = self._superset
-        # The RE2 skip reads ASCII texts only: on other texts its automata grow far more states (each
-        # character several bytes, many scripts), for little gain (peak memory over the corpus 761 MB
-        # against 384 MB when they read every text; the engine alone needs about 280 MB there).
-        data = ft.encode("ascii") if hits and superset is not None and ft.isascii() else None
+        # The RE2 skip reads ASCII and nearly-ASCII texts (superset.utf8): on the others its automata
+        # grow far more states for little gain (peak memory over the corpus 761 MB when they read
+        # every text; the engine alone needs about 280 MB there).
+        enc = utf8(ft) if hits and superset is not None else None
+        data = None if enc is None else enc.data
         for ri, spans in hits.items():
             if n < rule_minw[ri]:
                 continue  # the text is shorter than any match of this rule
@@ -573,13 +575,19 @@ class Scanner:
             viable, vrun = self._viable(ri, present)
             if vrun is None:
                 continue  # every pattern needs a script the text does not hold
-            if data is not None and ri not in leet_rules and not superset.possible(  # type: ignore[union-attr]
-                    ri, data, max(0, min(sp[0] for sp in spans) - rule.window),
-                    min(n, max(sp[1] for sp in spans) + rule.window)):
+            per_window = False
+            if data is not None and ri not in leet_rules:
                 # One RE2 pass over the stretch that holds all the rule's windows (superset.py): where
                 # its superset finds nothing, none of its patterns can match in any window. A rule that
-                # also runs on leet views is not skipped (its views are other texts).
-                continue
+                # also runs on leet views is not skipped (its views are other texts). A long stretch
+                # (a long text with hits far apart) is not read whole: each window asks on its own
+                # before it is searched.
+                lo = max(0, min(sp[0] for sp in spans) - rule.window)
+                hi = min(n, max(sp[1] for sp in spans) + rule.window)
+                per_window = hi - lo > SUPERSET_STRETCH
+                if not per_window and not superset.possible(  # type: ignore[union-attr]
+                        ri, data, enc.at(lo), enc.at(hi)):  # type: ignore[union-attr]
+                    continue
             groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if len(rule.compiled) == 1:
                 groups = [(vrun, spans, viable)]
@@ -602,6 +610,9 @@ class Scanner:
                 has_needs = any(needs[j] for j in idxs)
                 check = chk is not None and has_needs
                 for a, b in _windows(pspans, rule.window, n, rpos, cover):
+                    if per_window and not superset.possible(  # type: ignore[union-attr]
+                            ri, data, enc.at(a), enc.at(b)):  # type: ignore[arg-type,union-attr]
+                        continue
                     try:
                         found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check, seen))
                         if with_leet:
@@ -1066,6 +1077,11 @@ def _dampen(evs: list[_Ev], ctx: list[_Ev]) -> None:
             e.context.extend(c.rule.id for c in ctx if c.rule is not None and
                              c.start - DAMPEN_RADIUS <= e.end and e.start <= c.end + DAMPEN_RADIUS)
 
+
+SUPERSET_STRETCH = 8192
+"""Characters of a rule's stretch of windows beyond which each window asks the rule's RE2 superset
+on its own before it is searched, instead of one question over the whole stretch (over a long text
+that question costs a pass over all of it, and its answer is more often "possible")."""
 
 _LOCK = threading.Lock()
 _SCANNER: Scanner | None = None

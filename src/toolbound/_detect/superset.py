@@ -24,8 +24,8 @@ original matches (a superset): the regex module's syntax is read with the standa
   surely excludes (its ASCII members and literal characters, without case variants).
 
 A rule whose superset finds nothing in the span of its windows cannot match in any of them, so the
-scanner skips it: only the cost changes, never a finding. The scanner asks on ASCII texts (most tool
-output; see ``Scanner._match`` for why not the others). Where RE2 is not installed or a pattern does
+scanner skips it: only the cost changes, never a finding. The scanner asks on ASCII texts and texts
+that are nearly so (most tool output; :func:`utf8` says which and why not the others). Where RE2 is not installed or a pattern does
 not convert, every rule runs as before. Each superset is an RE2 *set* of one pattern plus a sentinel
 that matches everything, so one forward pass of RE2's DFA, linear in the text, answers whether it
 matches; a DFA that runs out of its memory budget (:data:`MAX_MEM`) reports no index at all, and the
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -52,7 +53,7 @@ try:
 except ImportError:  # pragma: no cover - google-re2 is a dependency; without it every rule runs
     _re2 = None
 
-__all__ = ["AVAILABLE", "Superset", "Unconvertible", "to_re2"]
+__all__ = ["AVAILABLE", "Superset", "Unconvertible", "Utf8", "to_re2", "utf8"]
 
 AVAILABLE = _re2 is not None
 """Whether RE2 (PyPI ``google-re2``) is importable; without it :class:`Superset` never skips a rule."""
@@ -216,6 +217,52 @@ def to_re2(pattern: str, flags: int = re.IGNORECASE | re.DOTALL | re.MULTILINE) 
         warnings.simplefilter("ignore")
         parsed = _p.parse(pattern, flags)
     return "(?i)" + _seq(parsed)
+
+
+MAX_NON_ASCII = 0.02
+"""The share of non-ASCII characters up to which a text is read by the supersets (see :func:`utf8`)."""
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+class Utf8:
+    """A text's UTF-8 bytes and the map from its character offsets to byte offsets."""
+
+    __slots__ = ("data", "_pos", "_extra")
+
+    def __init__(self, data: bytes, pos: list[int] | None, extra: list[int] | None) -> None:
+        self.data = data
+        self._pos = pos      # offsets of the non-ASCII characters (None: the text is ASCII)
+        self._extra = extra  # extra[k]: bytes beyond one per character of the first k of them
+
+    def at(self, i: int) -> int:
+        """The byte offset of character offset ``i``."""
+        if self._pos is None:
+            return i
+        return i + self._extra[bisect_left(self._pos, i)]  # type: ignore[index]
+
+
+def utf8(text: str) -> Utf8 | None:
+    """``text`` encoded for the supersets, when it is ASCII or nearly so (at most
+    :data:`MAX_NON_ASCII` of its characters beyond ASCII: curly quotes, an accented name, an emoji in
+    English tool output). None for other texts, whose many multi-byte characters in many scripts
+    would make each rule's automaton grow far more states, and for text with lone surrogates."""
+    if text.isascii():
+        return Utf8(text.encode("ascii"), None, None)
+    pos = [m.start() for m in _NON_ASCII.finditer(text)]
+    if len(pos) > MAX_NON_ASCII * len(text):
+        return None
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    extra = [0]
+    acc = 0
+    for p in pos:
+        c = ord(text[p])
+        acc += 1 if c < 0x800 else 2 if c < 0x10000 else 3
+        extra.append(acc)
+    return Utf8(data, pos, extra)
 
 
 class Superset:
