@@ -705,12 +705,12 @@ class LearnedOpener:
     def search(self, text: str) -> re.Match[str] | None:
         return self.regex.search(text)
 
-    def spans(self, low: str) -> list[tuple[int, int]]:
+    def spans(self, low: str, runs: WordRuns | None = None) -> list[tuple[int, int]]:
         """``(start, end)`` of the lexicon's matches in lower-cased ``low``, as ``regex.finditer``
-        gives them."""
+        gives them. ``runs``: the word runs of ``low``, shared by the lexicons that read one text."""
         if not self._fast or self._cjk is not None and not low.isascii() and self._cjk.search(low) is not None:
             return [m.span() for m in self.regex.finditer(low)]  # CJK entries: the regex itself
-        present = self._plain.intersection(_WORD_RUN_RE.findall(low))
+        present = self._plain.intersection(runs.get() if runs is not None else _WORD_RUN_RE.findall(low))
         if not present:
             return []
         out = []
@@ -725,6 +725,21 @@ class LearnedOpener:
                 i = low.find(w, j)
         out.sort()
         return out
+
+
+class WordRuns:
+    """The distinct ``\\w+`` runs of one lower-cased text, found the first time a lexicon asks."""
+
+    __slots__ = ("_low", "_runs")
+
+    def __init__(self, low: str) -> None:
+        self._low = low
+        self._runs: set[str] | None = None
+
+    def get(self) -> set[str]:
+        if self._runs is None:
+            self._runs = set(_WORD_RUN_RE.findall(self._low))
+        return self._runs
 
 
 def _is_word_char(c: str) -> bool:
@@ -798,8 +813,9 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
     """
     low = text.lower()
     hits, counts = cue_scan(text, low)
+    runs = WordRuns(low)
     if opener is not None:
-        learned = [(s, e, TRIG) for s, e in opener.spans(low)]
+        learned = [(s, e, TRIG) for s, e in opener.spans(low, runs)]
         if learned:
             hits = sorted(hits + learned)
     if morphology:
@@ -807,11 +823,11 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
 
         hits = _with_action_hits(hits, imperative_hits(low))
     if verbs is not None:
-        hits = _with_action_hits(hits, verbs.spans(low))
+        hits = _with_action_hits(hits, verbs.spans(low, runs))
     if operate is not None:
         hits = _with_action_hits(hits, operate.spans(low))
     if outputs is not None:
-        hits = _with_action_hits(hits, outputs.spans(low), TELL)
+        hits = _with_action_hits(hits, outputs.spans(low, runs), TELL)
     spans: list[tuple[int, int]] = []
     last_end = -1
     nh = len(hits)
