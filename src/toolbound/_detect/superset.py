@@ -249,12 +249,14 @@ def utf8(text: str) -> Utf8 | None:
     would make each rule's automaton grow far more states, and for text with lone surrogates."""
     if text.isascii():
         return Utf8(text.encode("ascii"), None, None)
-    pos = [m.start() for m in _NON_ASCII.finditer(text)]
-    if len(pos) > MAX_NON_ASCII * len(text):
-        return None
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
+        return None
+    if len(data) - len(text) > 3 * MAX_NON_ASCII * len(text):
+        return None  # each non-ASCII character adds 1-3 bytes: surely over the share, no list built
+    pos = [m.start() for m in _NON_ASCII.finditer(text)]
+    if len(pos) > MAX_NON_ASCII * len(text):
         return None
     extra = [0]
     acc = 0
