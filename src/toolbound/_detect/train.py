@@ -233,7 +233,10 @@ before each comparison:
   -0.025 to +0.000): not shipped. Round 90 (Q90): ``context.injection_word`` does not read the word for
   injection in its medical, engine, moulding, dependency-injection or finance senses; no train or
   dev record changes, so the retrained models are the shipped ones: +0.042 on fresh ``v90*`` (90%
-  +0.017 to +0.075), paired dev +0.0000: **shipped**.
+  +0.017 to +0.075), paired dev +0.0000: **shipped**. Round 91 (R91): a multilingual rule for orders to
+  open the reader's doors, locks, gates or garage together with switching off its alarm or cameras,
+  both models retrained: +0.043 on fresh ``v91*`` (90% +0.014 to +0.079), paired dev +0.0032:
+  **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
