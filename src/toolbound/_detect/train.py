@@ -238,7 +238,9 @@ before each comparison:
   both models retrained: +0.043 on fresh ``v91*`` (90% +0.014 to +0.079), paired dev +0.0032:
   **shipped**. Round 92 (R92): a multilingual rule for orders to post, review, rate, follow or message
   with the reader's signed-in account, both models retrained: +0.107 on fresh ``v92*`` (90% +0.064 to
-  +0.150), paired dev +0.0026: **shipped**.
+  +0.150), paired dev +0.0026: **shipped**. Round 93 (R93): a multilingual rule for personas told
+  they keep no rules and refuse nothing, both models retrained: +0.000 on fresh ``v93*`` (90% -0.029
+  to +0.029): not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
