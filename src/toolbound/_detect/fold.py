@@ -14,7 +14,8 @@ Three layers, each cheap when it has nothing to do:
 - :func:`unleet` and :func:`spaced_runs` (on demand): leetspeak digits read as letters (same
   length, so offsets do not move) and letters padded with spaces or punctuation ("i g n o r e",
   "i.g.n.o.r.e").
-- :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text.
+- :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text,
+  and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
 
 Offsets are mapped with :class:`OffsetMap`: a list of segments, either copied (linear) or replaced
 (a folded piece standing for an original span), so a 1 MB text with a handful of changes costs a
@@ -453,7 +454,7 @@ class Encoded:
 
     start: int
     end: int
-    kind: str  # "base64", "hex", "url", "rot13", "tags"
+    kind: str  # "base64", "hex", "url", "rot13", "tags", "joined"
     decoded: str
 
 
@@ -545,6 +546,40 @@ def _long_tokens(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# Words joined into one identifier by a repeated separator ("ignore_all_previous_instructions",
+# "delete-the-prod-database", "print.your.system.prompt"): at least JOINED_MIN_PARTS parts, of which
+# JOINED_MIN_WORDS are words of two or more letters (round 94 of benchmarks/model_selection.md).
+JOINED_MIN_PARTS = 5
+JOINED_MIN_WORDS = 4
+_NAMING = frozenset(("test", "tests", "should", "it", "expect", "assert", "check", "verify"))
+_JOINED_RUN = re.compile(r"[^\W_]+([_.\-])[^\W_]+(?:\1[^\W_]+){%d,}" % (JOINED_MIN_PARTS - 2))
+
+
+def _joined_words(text: str, a: int, b: int) -> str | None:
+    """The whitespace-free token ``text[a:b]`` with the separators of its joined-word runs read as
+    spaces, or None when it holds no run of enough words (an identifier is the one place where a
+    sentence can be written without spaces)."""
+    tok = text[a:b]
+    if "_" not in tok and "-" not in tok and "." not in tok:
+        return None
+    out: list[str] = []
+    pos = 0
+    for m in _JOINED_RUN.finditer(tok):
+        sep = m.group(1)
+        parts = m.group().split(sep)
+        if sum(1 for p in parts if len(p) >= 2 and p.isalpha()) < JOINED_MIN_WORDS:
+            continue
+        if (m.start() and tok[m.start() - 1] == "/") or tok.startswith("(", m.end()) or parts[0].lower() in _NAMING:
+            continue  # a URL path segment (the site's title), a function, a test named for what it checks
+        out.append(tok[pos:m.start()])
+        out.append(" ".join(parts))
+        pos = m.end()
+    if not out:
+        return None
+    out.append(tok[pos:])
+    return "".join(out)
+
+
 def _decode_run(run: str) -> tuple[str | None, str]:
     if len(run) % 2 == 0 and all(ch in _HEXCHARS for ch in run):
         return _decode_hex(run), "hex"
@@ -554,12 +589,13 @@ def _decode_run(run: str) -> tuple[str | None, str]:
 def find_encoded(text: str) -> list[Encoded]:
     """Encoded runs in ``text`` (base64, hex, URL-encoding) whose decoded form is text.
 
-    Cheap gates keep this off the hot path: base64/hex runs can only live in long whitespace-free
-    tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x.
+    Cheap gates keep this off the hot path: base64/hex runs and joined words can only live in long
+    whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x.
     """
     out: list[Encoded] = []
     spans: list[tuple[int, int]] = []
-    for a, b in _long_tokens(text):
+    longs = _long_tokens(text)
+    for a, b in longs:
         for m in _B64_IN_TOKEN.finditer(text, a, b):
             spans.append(m.span())
     # MIME-style base64 wraps over lines: join runs separated only by a line break.
@@ -581,6 +617,10 @@ def find_encoded(text: str) -> list[Encoded]:
         dec, kind = _decode_run(run)
         if dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip())):
             out.append(Encoded(a, b, kind, dec))  # text, or another encoded layer to unwrap
+    for a, b in longs:
+        words = _joined_words(text, a, b)
+        if words is not None and is_texty(words):
+            out.append(Encoded(a, b, "joined", words))
     if "\\x" in text:
         for m in _HEX_ESC_RUN.finditer(text):
             dec = _decode_hex(m.group())
