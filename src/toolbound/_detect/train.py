@@ -240,7 +240,9 @@ before each comparison:
   with the reader's signed-in account, both models retrained: +0.107 on fresh ``v92*`` (90% +0.064 to
   +0.150), paired dev +0.0026: **shipped**. Round 93 (R93): a multilingual rule for personas told
   they keep no rules and refuse nothing, both models retrained: +0.000 on fresh ``v93*`` (90% -0.029
-  to +0.029): not shipped.
+  to +0.029): not shipped. Round 94 (J94): words joined into one identifier by ``_``, ``-`` or ``.``
+  are decoded and rescanned like an encoded run, both models retrained: +0.364 on fresh ``v94*`` (90%
+  +0.300 to +0.436), paired dev -0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
