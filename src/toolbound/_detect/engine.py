@@ -766,8 +766,16 @@ class Scanner:
                     # Emoji flag sequences (England, Scotland, Wales) use a few tag letters legitimately.
                     if len(dec) >= 6 and not (a > 0 and text[a - 1] == "\U0001f3f4"):
                         evs.append(_Ev(tag_rule, a, b, tag_rule.weight, plain=False))
+            in_code: bool | None = None
             for enc in find_encoded(ft):
                 a, b = span(enc.start, enc.end)
+                if enc.kind == "joined" and _in_string_literal(text, a + _first_word(text, a, b)):
+                    # an identifier quoted in source code is test data or configuration (as
+                    # context.code_literal reads plain evidence there): not read as words
+                    if in_code is None:
+                        in_code = _CODE_MARKERS.search(text) is not None
+                    if in_code:
+                        continue
                 encoded.append(Encoded(a, b, enc.kind, enc.decoded))
             if rot:
                 encoded.extend(self._rot13_windows(ft, f, rot))
@@ -1174,6 +1182,16 @@ _CODE_MARKERS = regex.compile(
     r"assert\s|@pytest|#include\s|package\s+[\w.]+;?$|public\s+(?:static\s+|final\s+)*(?:class|void|\w+)\s)",
     regex.MULTILINE,
 )
+
+
+_WORD_START = re.compile(r"[^\W_]")
+
+
+def _first_word(text: str, a: int, b: int) -> int:
+    """The offset in ``text[a:b]`` of its first letter or digit (0 when it has none): where a token's
+    words start after its quotes and brackets."""
+    m = _WORD_START.search(text, a, b)
+    return 0 if m is None else m.start() - a
 
 
 def _in_string_literal(text: str, s: int) -> bool:

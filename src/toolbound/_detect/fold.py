@@ -564,13 +564,15 @@ def _joined_words(text: str, a: int, b: int) -> str | None:
         return None
     out: list[str] = []
     pos = 0
+    url = "://" in tok or tok.startswith(("/", "www.")) or tok[:1] in "\"'(<[" and tok[1:2] == "/"
     for m in _JOINED_RUN.finditer(tok):
         sep = m.group(1)
         parts = m.group().split(sep)
         if sum(1 for p in parts if len(p) >= 2 and p.isalpha()) < JOINED_MIN_WORDS:
             continue
-        if (m.start() and tok[m.start() - 1] == "/") or tok.startswith("(", m.end()) or parts[0].lower() in _NAMING:
-            continue  # a URL path segment (the site's title), a function, a test named for what it checks
+        if (url and m.start() and tok[m.start() - 1] == "/") or tok.startswith("(", m.end()) \
+                or parts[0].lower() in _NAMING:
+            continue  # a URL's path segment (the site's title), a function, a test named for what it checks
         out.append(tok[pos:m.start()])
         out.append(" ".join(parts))
         pos = m.end()
