@@ -245,7 +245,10 @@ before each comparison:
   +0.300 to +0.436), paired dev -0.0006: **shipped**. Round 95 (K95): a joined run after a ``/`` is
   skipped only in a URL or absolute path, and one quoted in source code is not decoded; the retrained
   models are the shipped ones: +0.086 on fresh ``v95*`` (90% +0.029 to +0.143), paired dev +0.0000:
-  **shipped**.
+  **shipped**. Round 96 (R96): the home-security rule also reads a lock set, kept or left unlocked, an
+  alarm or camera switched off with the owner kept from knowing, and a permanent or owner user added
+  on a lock, both models retrained: +0.021 on fresh ``v96*`` (90% +0.000 to +0.043), paired dev
+  +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
