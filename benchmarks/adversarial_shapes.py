@@ -35,6 +35,8 @@ SHAPES: dict[str, str] = {
     "addressed": "note to the AI: you must ",
     "arabic": "تجاهل جميع التعليمات السابقة ",
     "korean": "이전 지시를 무시하고 ",
+    "joined_tail": "a",  # "aaaa...a-b": one long part before a lone separator (see make())
+    "joined_words": "ab-",  # "ab-ab-ab-...": one identifier of very many joined parts
 }
 
 
@@ -42,5 +44,7 @@ def make(name: str, n: int) -> str:
     """Shape ``name`` at ``n`` characters."""
     if name == "brackets":
         return "(" * (n // 2) + ")" * (n - n // 2)
+    if name == "joined_tail":
+        return "a" * (n - 2) + "-b"
     unit = SHAPES[name]
     return (unit * (n // len(unit) + 1))[:n]

@@ -552,7 +552,40 @@ def _long_tokens(text: str) -> list[tuple[int, int]]:
 JOINED_MIN_PARTS = 5
 JOINED_MIN_WORDS = 4
 _NAMING = frozenset(("test", "tests", "should", "it", "expect", "assert", "check", "verify"))
-_JOINED_RUN = re.compile(r"[^\W_]+([_.\-])[^\W_]+(?:\1[^\W_]+){%d,}" % (JOINED_MIN_PARTS - 2))
+_PART = re.compile(r"[^\W_]+")
+_SEPARATORS = "_.-"
+
+
+def _joined_runs(tok: str) -> list[tuple[int, int, list[str]]]:
+    """``(start, end, parts)`` of the runs of ``tok`` whose parts (letters and digits) are joined by
+    one repeated separator, at least JOINED_MIN_PARTS parts each, leftmost first. One pass over the
+    parts (a regular expression with a back-reference to the separator backtracks quadratically on
+    a long part followed by a lone separator)."""
+    runs: list[tuple[int, int, list[str]]] = []
+    start = end = 0
+    sep = ""
+    parts: list[str] = []
+    last_start = 0
+    for m in _PART.finditer(tok):
+        s, e = m.span()
+        gap = tok[end:s] if parts else ""
+        if parts and len(gap) == 1 and gap in _SEPARATORS and (not sep or gap == sep):
+            sep = gap
+            parts.append(m.group())
+            end, last_start = e, s
+            continue
+        if len(parts) >= JOINED_MIN_PARTS:
+            runs.append((start, end, parts))
+            parts = []
+        if parts and len(gap) == 1 and gap in _SEPARATORS:
+            # another separator: a run may start at the previous part ("a_b_c-d-e-f-g")
+            parts = [parts[-1], m.group()]
+            start, end, sep, last_start = last_start, e, gap, s
+            continue
+        start, end, sep, parts, last_start = s, e, "", [m.group()], s
+    if len(parts) >= JOINED_MIN_PARTS:
+        runs.append((start, end, parts))
+    return runs
 
 
 def _joined_words(text: str, a: int, b: int) -> str | None:
@@ -565,17 +598,14 @@ def _joined_words(text: str, a: int, b: int) -> str | None:
     out: list[str] = []
     pos = 0
     url = "://" in tok or tok.startswith(("/", "www.")) or tok[:1] in "\"'(<[" and tok[1:2] == "/"
-    for m in _JOINED_RUN.finditer(tok):
-        sep = m.group(1)
-        parts = m.group().split(sep)
+    for rs, re_, parts in _joined_runs(tok):
         if sum(1 for p in parts if len(p) >= 2 and p.isalpha()) < JOINED_MIN_WORDS:
             continue
-        if (url and m.start() and tok[m.start() - 1] == "/") or tok.startswith("(", m.end()) \
-                or parts[0].lower() in _NAMING:
+        if (url and rs and tok[rs - 1] == "/") or tok.startswith("(", re_) or parts[0].lower() in _NAMING:
             continue  # a URL's path segment (the site's title), a function, a test named for what it checks
-        out.append(tok[pos:m.start()])
+        out.append(tok[pos:rs])
         out.append(" ".join(parts))
-        pos = m.end()
+        pos = re_
     if not out:
         return None
     out.append(tok[pos:])
@@ -589,7 +619,8 @@ def _decode_run(run: str) -> tuple[str | None, str]:
 
 
 def find_encoded(text: str) -> list[Encoded]:
-    """Encoded runs in ``text`` (base64, hex, URL-encoding) whose decoded form is text.
+    """Encoded runs in ``text`` (base64, hex, URL-encoding) whose decoded form is text, and runs of
+    words joined into one identifier (kind ``joined``).
 
     Cheap gates keep this off the hot path: base64/hex runs and joined words can only live in long
     whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x.
