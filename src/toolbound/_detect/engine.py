@@ -758,6 +758,7 @@ class Scanner:
             self._keyword_evasions(f, kw, evs)
         if depth == 0:
             self._deobfuscated(ft, f, evs)
+        is_code: bool | None = None  # whether the text is source code (asked at most once, lazily)
         if depth < MAX_DEPTH:
             encoded = [Encoded(a, b, "tags", dec) for a, b, dec in f.tags]
             tag_rule = self._builtins.get("unicode_tags")
@@ -766,15 +767,14 @@ class Scanner:
                     # Emoji flag sequences (England, Scotland, Wales) use a few tag letters legitimately.
                     if len(dec) >= 6 and not (a > 0 and text[a - 1] == "\U0001f3f4"):
                         evs.append(_Ev(tag_rule, a, b, tag_rule.weight, plain=False))
-            in_code: bool | None = None
             for enc in find_encoded(ft):
                 a, b = span(enc.start, enc.end)
                 if enc.kind == "joined" and _in_string_literal(text, a + _first_word(text, a, b)):
                     # an identifier quoted in source code is test data or configuration (as
                     # context.code_literal reads plain evidence there): not read as words
-                    if in_code is None:
-                        in_code = _CODE_MARKERS.search(text) is not None
-                    if in_code:
+                    if is_code is None:
+                        is_code = _CODE_MARKERS.search(text) is not None
+                    if is_code:
                         continue
                 encoded.append(Encoded(a, b, enc.kind, enc.decoded))
             if rot:
@@ -789,7 +789,6 @@ class Scanner:
             _dampen(evs, ctx)
         quote_rule = self._builtins.get("quoted_example")
         code_rule = self._builtins.get("code_literal")
-        is_code: bool | None = None
         for e in evs:
             if not e.plain or e.rule is None:
                 continue

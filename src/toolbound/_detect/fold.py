@@ -597,7 +597,7 @@ def _joined_words(text: str, a: int, b: int) -> str | None:
         return None
     out: list[str] = []
     pos = 0
-    url = "://" in tok or tok.startswith(("/", "www.")) or tok[:1] in "\"'(<[" and tok[1:2] == "/"
+    url = "://" in tok or tok.startswith(("/", "www.")) or (tok[:1] in "\"'(<[" and tok[1:2] == "/")
     for rs, re_, parts in _joined_runs(tok):
         if sum(1 for p in parts if len(p) >= 2 and p.isalpha()) < JOINED_MIN_WORDS:
             continue
