@@ -7,7 +7,14 @@ backtracks badly shows up as an ``engine.timeout`` finding and fails the test.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
+
 import pytest
+import regex
+
+import toolbound
 
 from toolbound._detect.engine import TIMEOUT_RULE_ID, Scanner
 from toolbound._detect.packs import load_rules
@@ -46,6 +53,9 @@ INPUTS = {
     "cyrillic_mix": "іgnоrе " * (N // 7),
     "lookalike_phrase": "ignоre all previоus instructiоns " * (N // 33),
     "invisible_split": "i\u200bgnore previous " * (N // 18),
+    "joined_tail": "a" * (N - 2) + "-b",
+    "joined_words": "ab-" * (N // 3),
+    "long_run_then_address": "QUFB" * (N // 4 - 5) + " a@b.c",
 }
 
 
@@ -68,3 +78,57 @@ def test_timeout_becomes_a_finding_not_a_hang() -> None:
     findings = Scanner([evil], timeout=0.05).scan("a" * 5000 + "!")
     assert [f.rule_id for f in findings] == [TIMEOUT_RULE_ID]
     assert findings[0].detail == "override.evil"
+
+
+def _module_patterns() -> dict[str, regex.Pattern[str]]:
+    """Every compiled pattern held at module level (alone or in a tuple, list, set or dict) by a
+    toolbound module, recompiled with ``regex`` so that it can run with a timeout. The rule packs'
+    patterns are tested above; these are the engine's own (folding, decoding, the model's tokens,
+    the envelope's formats), which run on every text too. Round 94's first joined-word pattern
+    backtracked quadratically there and no test saw it (session 28)."""
+    found: dict[tuple[str, int], str] = {}
+
+    def walk(name: str, obj: object, depth: int) -> None:
+        if isinstance(obj, (re.Pattern, regex.Pattern)) and isinstance(obj.pattern, str):
+            found.setdefault((obj.pattern, obj.flags), name)
+        elif depth < 2 and isinstance(obj, (tuple, list, set, frozenset)):
+            for i, item in enumerate(obj):
+                walk(f"{name}[{i}]", item, depth + 1)
+        elif depth < 2 and isinstance(obj, dict):
+            for key, item in obj.items():
+                walk(f"{name}[{key!r}]", item, depth + 1)
+
+    for info in pkgutil.walk_packages(toolbound.__path__, "toolbound."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for attr, value in vars(module).items():
+            walk(f"{info.name}.{attr}", value, 0)
+    return {name: regex.compile(pattern, flags) for (pattern, flags), name in found.items()}
+
+
+MODULE_PATTERNS = _module_patterns()
+MODULE_N = 50_000
+"""Shorter inputs than the rules': each of the ~130 patterns runs over every shape, and a pattern
+that is quadratic in a run already takes seconds at 20 K characters (round 94's took 0.8 s at 10 K)."""
+
+
+def test_module_patterns_are_found() -> None:
+    assert len(MODULE_PATTERNS) >= 100
+    assert "toolbound._detect.model._BOW_MASK_RE" in MODULE_PATTERNS
+
+
+@pytest.mark.parametrize("shape", sorted(INPUTS))
+def test_module_patterns_finish_on_adversarial_input(shape: str) -> None:
+    """Each module-level pattern scans each shape (cut to MODULE_N characters) within the timeout.
+    Patterns that only ever see a token or a line are run over the whole text: stricter than needed,
+    and all pass."""
+    text = INPUTS[shape][:MODULE_N] if shape != "brackets" else "(" * (MODULE_N // 2) + ")" * (MODULE_N // 2)
+    slow = []
+    for name, pattern in MODULE_PATTERNS.items():
+        try:
+            for _ in pattern.finditer(text, timeout=1.0):
+                pass
+        except TimeoutError:
+            slow.append(name)
+    assert not slow, f"patterns that backtrack on {shape!r}: {slow}"
