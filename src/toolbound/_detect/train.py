@@ -248,7 +248,9 @@ before each comparison:
   **shipped**. Round 96 (R96): the home-security rule also reads a lock set, kept or left unlocked, an
   alarm or camera switched off with the owner kept from knowing, and a permanent or owner user added
   on a lock, both models retrained: +0.021 on fresh ``v96*`` (90% +0.000 to +0.043), paired dev
-  +0.0000: **shipped**.
+  +0.0000: **shipped**. Round 97 (C97): a joined run read in its context (its span the identifier,
+  discussion near it weakening its decoded evidence and score); the retrained models were main's:
+  +0.021 on fresh ``v97*`` (90% -0.036 to +0.079): not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
