@@ -250,7 +250,9 @@ before each comparison:
   on a lock, both models retrained: +0.021 on fresh ``v96*`` (90% +0.000 to +0.043), paired dev
   +0.0000: **shipped**. Round 97 (C97): a joined run read in its context (its span the identifier,
   discussion near it weakening its decoded evidence and score); the retrained models were main's:
-  +0.021 on fresh ``v97*`` (90% -0.036 to +0.079): not shipped.
+  +0.021 on fresh ``v97*`` (90% -0.036 to +0.079): not shipped. Round 98 (R98): a multilingual rule
+  for orders to reroute the account's pending parcels or change its default delivery address, both
+  models retrained: +0.064 on fresh ``v98*`` (90% +0.029 to +0.100), paired dev +0.0037: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
