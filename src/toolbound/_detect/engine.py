@@ -30,7 +30,7 @@ import re
 import threading
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import regex
@@ -759,6 +759,7 @@ class Scanner:
         if depth == 0:
             self._deobfuscated(ft, f, evs)
         is_code: bool | None = None  # whether the text is source code (asked at most once, lazily)
+        encoded: list[Encoded] = []
         if depth < MAX_DEPTH:
             encoded = [Encoded(a, b, "tags", dec) for a, b, dec in f.tags]
             tag_rule = self._builtins.get("unicode_tags")
@@ -769,21 +770,23 @@ class Scanner:
                         evs.append(_Ev(tag_rule, a, b, tag_rule.weight, plain=False))
             for enc in find_encoded(ft):
                 a, b = span(enc.start, enc.end)
-                if enc.kind == "joined" and _in_string_literal(text, a + _first_word(text, a, b)):
+                if enc.kind == "joined" and _in_string_literal(text, a + enc.lead):
                     # an identifier quoted in source code is test data or configuration (as
                     # context.code_literal reads plain evidence there): not read as words
                     if is_code is None:
                         is_code = _CODE_MARKERS.search(text) is not None
                     if is_code:
                         continue
-                encoded.append(Encoded(a, b, enc.kind, enc.decoded))
+                encoded.append(Encoded(a, b, enc.kind, enc.decoded, lead=enc.lead))
             if rot:
                 encoded.extend(self._rot13_windows(ft, f, rot))
             for enc in encoded:
                 self._decoded(enc, depth, evs)
-            if decoded is not None:
-                decoded.extend(encoded)
         ctx = [e for e in evs if e.rule is not None and e.rule.family == CONTEXT_FAMILY]
+        if ctx and any(enc.kind == "joined" for enc in encoded):
+            encoded = _weaken_joined(encoded, evs, ctx)
+        if decoded is not None:
+            decoded.extend(encoded)
         if ctx:
             evs = [e for e in evs if e.rule is None or e.rule.family != CONTEXT_FAMILY]
             _dampen(evs, ctx)
@@ -1069,6 +1072,34 @@ def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def _weaken_joined(encoded: list[Encoded], evs: list[_Ev], ctx: list[_Ev]) -> list[Encoded]:
+    """Joined runs (words written as one identifier) in a document that discusses prompt injection:
+    the strongest context evidence anywhere in it weakens the evidence decoded from each run and its
+    decoded score (``Encoded.weight``, read by ``score.decoded_score``), as ``_dampen`` weakens plain
+    words near it (round 100 of ``benchmarks/model_selection.md``). The whole document counts, not a
+    radius: a write-up names attack identifiers far from its discussion words. Context evidence
+    decoded from a joined run does not count (an identifier cannot weaken itself). Quotes do not
+    weaken a run: carriers quote identifiers (round 97)."""
+    own = [c for c in ctx if c.detail != "joined" and c.rule is not None]
+    if not own:
+        return encoded
+    strongest = max(own, key=lambda c: c.weight)
+    factor = 1.0 - strongest.weight
+    out: list[Encoded] = []
+    for enc in encoded:
+        if enc.kind != "joined":
+            out.append(enc)
+            continue
+        for e in evs:
+            if (e.detail == "joined" and e.start == enc.start and e.end == enc.end and e.rule is not None
+                    and e.rule.family != CONTEXT_FAMILY):
+                e.weight *= factor
+                e.note += " (weakened: the document discusses prompt injection)"
+                e.context.append(strongest.rule.id)  # type: ignore[union-attr]
+        out.append(replace(enc, weight=factor))
+    return out
+
+
 def _dampen(evs: list[_Ev], ctx: list[_Ev]) -> None:
     """Weaken visible-text evidence near text that discusses prompt injection."""
     for e in evs:
@@ -1181,16 +1212,6 @@ _CODE_MARKERS = regex.compile(
     r"assert\s|@pytest|#include\s|package\s+[\w.]+;?$|public\s+(?:static\s+|final\s+)*(?:class|void|\w+)\s)",
     regex.MULTILINE,
 )
-
-
-_WORD_START = re.compile(r"[^\W_]")
-
-
-def _first_word(text: str, a: int, b: int) -> int:
-    """The offset in ``text[a:b]`` of its first letter or digit (0 when it has none): where a token's
-    words start after its quotes and brackets."""
-    m = _WORD_START.search(text, a, b)
-    return 0 if m is None else m.start() - a
 
 
 def _in_string_literal(text: str, s: int) -> bool:

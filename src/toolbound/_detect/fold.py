@@ -456,6 +456,8 @@ class Encoded:
     end: int
     kind: str  # "base64", "hex", "url", "rot13", "tags", "joined"
     decoded: str
+    weight: float = 1.0  # what the document's context leaves of its decoded score (joined runs; engine._scan)
+    lead: int = 0  # joined runs: where the first run starts, from ``start``
 
 
 # Each kind has its own stdlib ``re`` pattern (linear, no nested quantifiers) and a cheap gate.
@@ -588,28 +590,38 @@ def _joined_runs(tok: str) -> list[tuple[int, int, list[str]]]:
     return runs
 
 
-def _joined_words(text: str, a: int, b: int) -> str | None:
-    """The whitespace-free token ``text[a:b]`` with the separators of its joined-word runs read as
-    spaces, or None when it holds no run of enough words (an identifier is the one place where a
-    sentence can be written without spaces)."""
+_ATTR_URL = re.compile(r"=[\"']?/")
+
+
+def _joined_words(text: str, a: int, b: int) -> tuple[int, str] | None:
+    """``(lead, words)``: the whitespace-free token ``text[a:b]`` with the separators of its
+    joined-word runs read as spaces, and where its first such run starts (from ``a``); None when it
+    holds no run of enough words (an identifier is the one place where a sentence can be written
+    without spaces)."""
     tok = text[a:b]
     if "_" not in tok and "-" not in tok and "." not in tok:
         return None
     out: list[str] = []
     pos = 0
-    url = "://" in tok or tok.startswith(("/", "www.")) or (tok[:1] in "\"'(<[" and tok[1:2] == "/")
+    lead = -1
+    # a URL or an absolute path, also as an attribute's value (href="/blog/..."; round 100): its path
+    # segments are the site's titles
+    url = ("://" in tok or tok.startswith(("/", "www.")) or (tok[:1] in "\"'(<[" and tok[1:2] == "/")
+           or _ATTR_URL.search(tok) is not None)
     for rs, re_, parts in _joined_runs(tok):
         if sum(1 for p in parts if len(p) >= 2 and p.isalpha()) < JOINED_MIN_WORDS:
             continue
         if (url and rs and tok[rs - 1] == "/") or tok.startswith("(", re_) or parts[0].lower() in _NAMING:
             continue  # a URL's path segment (the site's title), a function, a test named for what it checks
+        if lead < 0:
+            lead = rs
         out.append(tok[pos:rs])
         out.append(" ".join(parts))
         pos = re_
     if not out:
         return None
     out.append(tok[pos:])
-    return "".join(out)
+    return lead, "".join(out)
 
 
 def _decode_run(run: str) -> tuple[str | None, str]:
@@ -651,9 +663,9 @@ def find_encoded(text: str) -> list[Encoded]:
         if dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip())):
             out.append(Encoded(a, b, kind, dec))  # text, or another encoded layer to unwrap
     for a, b in longs:
-        words = _joined_words(text, a, b)
-        if words is not None and is_texty(words):
-            out.append(Encoded(a, b, "joined", words))
+        run = _joined_words(text, a, b)
+        if run is not None and is_texty(run[1]):
+            out.append(Encoded(a, b, "joined", run[1], lead=run[0]))
     if "\\x" in text:
         for m in _HEX_ESC_RUN.finditer(text):
             dec = _decode_hex(m.group())

@@ -169,7 +169,9 @@ def decoded_score(runs: Sequence[Any]) -> tuple[float, Finding | None]:
     and the caller keeps the larger of that and the text's own score (round 63 of
     ``benchmarks/model_selection.md``). ``runs``: the engine's ``Encoded`` runs (``scan_decoded``),
     offsets into the text. The finding (``model.decoded``, family ``hidden_carrier``) covers the
-    encoded run whose decoded text scored highest.
+    encoded run whose decoded text scored highest. A run's ``weight`` scales its score: what a
+    document that discusses prompt injection leaves of the words it names as one identifier (round
+    100; 1.0 for every hidden encoding).
     """
     from toolbound._detect.engine import get_scanner
 
@@ -178,7 +180,7 @@ def decoded_score(runs: Sequence[Any]) -> tuple[float, Finding | None]:
         dec = enc.decoded
         if len(dec.strip()) < DECODED_MIN_CHARS:
             continue
-        s = score(dec, get_scanner().scan(dec))
+        s = score(dec, get_scanner().scan(dec)) * getattr(enc, "weight", 1.0)
         if s > best:
             best, at = s, enc
     if at is None:
