@@ -253,6 +253,12 @@ before each comparison:
   +0.021 on fresh ``v97*`` (90% -0.036 to +0.079): not shipped. Round 98 (R98): a multilingual rule
   for orders to reroute the account's pending parcels or change its default delivery address, both
   models retrained: +0.064 on fresh ``v98*`` (90% +0.029 to +0.100), paired dev +0.0037: **shipped**.
+  Round 99 (R99): a multilingual rule for orders to switch off 2-step verification, SSO, SMS-code
+  sign-in or login alerts while letting an outsider in, both models retrained: +0.014 on fresh
+  ``v99*`` (90% +0.000 to +0.029), paired dev +0.0009: **shipped**. Round 100 (J100): a document that
+  discusses prompt injection weakens the joined identifiers it names (their decoded evidence and
+  score); the retrained models were R99's: +0.029 on fresh ``v100*`` (90% +0.000 to +0.057), paired
+  dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
