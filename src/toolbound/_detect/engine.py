@@ -777,7 +777,7 @@ class Scanner:
                         is_code = _CODE_MARKERS.search(text) is not None
                     if is_code:
                         continue
-                encoded.append(Encoded(a, b, enc.kind, enc.decoded, lead=enc.lead))
+                encoded.append(replace(enc, start=a, end=b))  # offsets into the text, not the folded copy
             if rot:
                 encoded.extend(self._rot13_windows(ft, f, rot))
             for enc in encoded:
