@@ -259,6 +259,8 @@ before each comparison:
   discusses prompt injection weakens the joined identifiers it names (their decoded evidence and
   score); the retrained models were R99's: +0.029 on fresh ``v100*`` (90% +0.000 to +0.057), paired
   dev +0.0000: **shipped**.
+  Round 101 (R101): a multilingual rule for orders to move the user's money from its own or the
+  linked account to a given payee, both models retrained: +0.000 on fresh ``v101*``: not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
