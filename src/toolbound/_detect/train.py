@@ -261,6 +261,8 @@ before each comparison:
   dev +0.0000: **shipped**.
   Round 101 (R101): a multilingual rule for orders to move the user's money from its own or the
   linked account to a given payee, both models retrained: +0.000 on fresh ``v101*``: not shipped.
+  Round 102 (R102): a multilingual rule for the reader's earlier instructions declared lapsed or a
+  test, both models retrained: +0.000 on fresh ``v102*``: not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
