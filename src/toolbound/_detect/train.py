@@ -263,6 +263,9 @@ before each comparison:
   linked account to a given payee, both models retrained: +0.000 on fresh ``v101*``: not shipped.
   Round 102 (R102): a multilingual rule for the reader's earlier instructions declared lapsed or a
   test, both models retrained: +0.000 on fresh ``v102*``: not shipped.
+  Round 103 (R103): a multilingual rule for "ignore the above" followed by an order to say, print,
+  output or translate something, both models retrained: +0.093 on fresh ``v103*`` (90% +0.057 to
+  +0.136), paired dev +0.0015: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
