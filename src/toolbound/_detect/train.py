@@ -266,6 +266,9 @@ before each comparison:
   Round 103 (R103): a multilingual rule for "ignore the above" followed by an order to say, print,
   output or translate something, both models retrained: +0.093 on fresh ``v103*`` (90% +0.057 to
   +0.136), paired dev +0.0015: **shipped**.
+  Round 104 (R104): a multilingual rule for requests to print, show or paste the reader's own system
+  prompt verbatim or in full, both models retrained: +0.007 on fresh ``v104*`` (90% +0.000 to
+  +0.021), paired dev -0.0012: **shipped** (one record crossed; the model still discounts the family).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
