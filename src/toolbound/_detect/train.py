@@ -269,6 +269,9 @@ before each comparison:
   Round 104 (R104): a multilingual rule for requests to print, show or paste the reader's own system
   prompt verbatim or in full, both models retrained: +0.007 on fresh ``v104*`` (90% +0.000 to
   +0.021), paired dev -0.0012: **shipped** (one record crossed; the model still discounts the family).
+  Round 105 (R105): a multilingual rule for orders to ignore the task given on the data (the
+  translation, summary or question) and say something instead, both models retrained: +0.036 on
+  fresh ``v105*`` (90% +0.014 to +0.064), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
