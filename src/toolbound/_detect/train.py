@@ -275,6 +275,8 @@ before each comparison:
   Round 106 (R106): a multilingual rule for orders to speak in some manner from now on ("from now
   on, you speak like a pirate"), both models retrained (same weights): +0.057 on fresh ``v106*``
   (90% +0.021 to +0.093), paired dev +0.0000: **shipped**.
+  Round 107 (R107): a multilingual rule for "make sure your summary says ..." (hidden resume text),
+  both models retrained: -0.029 on fresh ``v107*`` (90% -0.071 to +0.007): not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
