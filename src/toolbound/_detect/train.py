@@ -277,6 +277,10 @@ before each comparison:
   (90% +0.021 to +0.093), paired dev +0.0000: **shipped**.
   Round 107 (R107): a multilingual rule for "make sure your summary says ..." (hidden resume text),
   both models retrained: -0.029 on fresh ``v107*`` (90% -0.071 to +0.007): not shipped.
+  Round 108 (R108): the document combiner without ``second_logit`` (so that a second injected
+  passage cannot lower the score), both models retrained: +0.043 on fresh ``v108*`` (90% +0.014 to
+  +0.071) but paired dev -0.020 (90% -0.028 to -0.012): not shipped (the negative weight is also
+  the bonus for a lone suspicious passage).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
