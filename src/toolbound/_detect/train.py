@@ -281,6 +281,9 @@ before each comparison:
   passage cannot lower the score), both models retrained: +0.043 on fresh ``v108*`` (90% +0.014 to
   +0.071) but paired dev -0.020 (90% -0.028 to -0.012): not shipped (the negative weight is also
   the bonus for a lone suspicious passage).
+  Round 109 (R109): a multilingual rule for orders to answer only in another language from now on,
+  both models retrained: +0.100 on fresh ``v109*`` (90% +0.057 to +0.143), paired dev -0.0003:
+  **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
