@@ -284,6 +284,9 @@ before each comparison:
   Round 109 (R109): a multilingual rule for orders to answer only in another language from now on,
   both models retrained: +0.100 on fresh ``v109*`` (90% +0.057 to +0.143), paired dev -0.0003:
   **shipped**.
+  Round 110 (R110): the document logit floored at the combiner's logit for the best passage alone,
+  both models retrained: +0.021 on fresh ``v110*`` (90% +0.000 to +0.043) but paired dev -0.0029
+  (90% -0.0101 to +0.0044): not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
