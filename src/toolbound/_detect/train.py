@@ -293,6 +293,9 @@ before each comparison:
   Round 112 (R112): round 110's floor only when the second-best passage logit is above 0, both
   models retrained: +0.007 on fresh ``v112*`` (90% -0.014 to +0.029) but paired dev -0.026 (90%
   -0.034 to -0.018): not shipped.
+  Round 113 (R113): a multilingual rule for orders to plant something in the reader's memory
+  ("remember for all future conversations that ..."), both models retrained: +0.179 on fresh
+  ``v113*`` (90% +0.129 to +0.236), paired dev +0.0000: **shipped** (combined with round 111's rule).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
