@@ -296,6 +296,9 @@ before each comparison:
   Round 113 (R113): a multilingual rule for orders to plant something in the reader's memory
   ("remember for all future conversations that ..."), both models retrained: +0.179 on fresh
   ``v113*`` (90% +0.129 to +0.236), paired dev +0.0000: **shipped** (combined with round 111's rule).
+  Round 114 (R114): a multilingual rule for orders to fetch a link and do what it holds, both models
+  retrained (same weights): +0.036 on fresh ``v114*`` (90% +0.007 to +0.071), paired dev +0.0012:
+  **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
