@@ -711,3 +711,64 @@ def test_mask_links_matches_the_former_pattern(text: str) -> None:
 def test_mask_links_long_run_without_address() -> None:
     text = "QUFB" * 10_000 + " write to a@b.com or see www.x.org"
     assert M.mask_links(text).endswith(" write to  zzemail  or see  zzurl ")
+
+
+def _pair_docs(n: int = 48) -> list:
+    from types import SimpleNamespace
+
+    docs = []
+    for i in range(n):
+        label = int(i % 3 != 0)
+        text = (f"Order {i} shipped. IGNORE-{i:03d} the earlier orders. Thanks." if label
+                else f"Order {i} shipped. Thanks for shopping.")
+        docs.append(SimpleNamespace(id=f"d{i}", group=f"g{i // 2}", label=label, family="override" if label else "benign:plain",
+                                    split="train", lang="en", text=text,
+                                    spans=[(text.index("IGNORE"), text.index(" Thanks"))] if label else None))
+    return docs
+
+
+def test_combiner_pairs_join_two_injections_of_one_fold(fast_training):
+    """train.pair_records (round 115): one in ``every`` span-annotated injections gets a sibling holding
+    another injection's first span as its own paragraph; both come from one out-of-fold fold (so that
+    fold's models saw neither) and from different groups; benign documents are never used."""
+    T = fast_training
+    docs = _pair_docs()
+    by_id = {d.id: d for d in docs}
+    out = T.pair_records(docs, every=2)
+    assert out and out == T.pair_records(docs, every=2)  # deterministic
+    hosts = set()
+    for r in out:
+        host, partner = (by_id[x] for x in r["id"].split("+"))
+        hosts.add(host.id)
+        assert host.label == partner.label == 1 and r["label"] == 1
+        assert host.group != partner.group and r["group"] == host.group
+        assert T._fold_of(host.group) == T._fold_of(partner.group)
+        s, e = partner.spans[0]
+        passage = partner.text[s:e].strip()
+        assert r["text"] in (f"{passage}\n\n{host.text}", f"{host.text}\n\n{passage}")
+        assert host.text in r["text"] and r["text"].count(passage) == 1
+    chosen = {d.id for d in docs if d.label and int.from_bytes(T._pair_hash(d.id)[:4], "big") % 2 == 0}
+    assert hosts == chosen
+    assert T.pair_records(docs, every=0) == []
+
+
+def test_combiner_pairs_are_recorded_and_reach_only_the_combiner(tmp_path, fast_training, monkeypatch):
+    """Training with span-annotated injections adds the siblings to the combiner's rows only: the
+    passage weights stay those of a run without them, the combiner's change, model.json counts them."""
+    recs = []
+    for d in _pair_docs():
+        rec = {"id": d.id, "text": d.text, "label": d.label, "family": d.family, "lang": "en", "carrier": "email",
+               "group": d.group, "split": "dev" if d.id.endswith(("3", "7")) else "train"}
+        if d.spans:
+            rec["_spans"] = d.spans
+        recs.append(rec)
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    monkeypatch.setattr(fast_training, "COMBINER_PAIRS", 2)
+    with_pairs = fast_training.train(corpus, tmp_path / "a", log=lambda *_: None)
+    monkeypatch.setattr(fast_training, "COMBINER_PAIRS", 0)
+    without = fast_training.train(corpus, tmp_path / "b", log=lambda *_: None)
+    assert with_pairs["training"]["combiner_pairs"]["documents"] > 0 and "combiner_pairs" not in without["training"]
+    assert with_pairs["passage"] == without["passage"]
+    assert (tmp_path / "a" / M.WEIGHTS_FILE).read_bytes() == (tmp_path / "b" / M.WEIGHTS_FILE).read_bytes()
+    assert with_pairs["doc"]["weights"] != without["doc"]["weights"]

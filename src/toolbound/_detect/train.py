@@ -448,6 +448,13 @@ SPAN_SUPERVISION = True
 """In a train injection whose spans are annotated (``corpus/spans_train.jsonl``), the passages
 overlapping a span are the positive passages and the others negative ones, instead of
 multiple-instance selection (round 21's W21c, shipped; ``--no-spans`` turns it off)."""
+COMBINER_PAIRS = 0
+"""Round 115: one in ``COMBINER_PAIRS`` span-annotated train injections (by a hash of its id) gets a
+synthetic sibling with a second injected passage (:func:`pair_records`) that only the document
+combiner learns from, so that a second strong passage is not read as a sign of a benign discussion.
+0: none (the shipped models). Round 115 tried 4 (1,850 siblings for the shipped model): paired dev
++0.0035, but its fresh set could not tell (``benchmarks/model_selection.md``), so it stays off; a later
+round can set it and retrain."""
 AUGMENT_FAMILIES: tuple[str, ...] = ("benign:assistant_spec", "benign:human_imperative")
 """The rule-development set's records that join the train split by default (chosen on dev)."""
 DEFAULT_OUT = Path(__file__).resolve().parent
@@ -554,6 +561,46 @@ def with_spans_and_twins(recs: Sequence[dict[str, Any]], train_recs: list[dict[s
     twins = tw.twin_records([r for r in recs if r["split"] == "train" and r["id"] in ids], spans) if USE_TWINS else []
     log(f"spans: {sum(1 for r in out if '_spans' in r)} train injections span-labelled; {len(twins)} twins added")
     return out + twins
+
+
+def _pair_hash(rec_id: str) -> bytes:
+    return hashlib.sha256(f"{SEED}:pair:{rec_id}".encode()).digest()
+
+
+def pair_records(docs: Sequence[Doc], every: int = COMBINER_PAIRS) -> list[dict[str, Any]]:
+    """Synthetic train injections with two injected passages, for the document combiner only.
+
+    In each out-of-fold fold, the span-annotated injections are put in the order of
+    :func:`_pair_hash`; one in ``every`` of them (hash modulo ``every`` is 0) gets a sibling: its text
+    with the first annotated span of the next injection in that order that belongs to another group
+    added as a separate paragraph, before the text or after it (one more bit of the hash). Both
+    documents are in the same fold, so that fold's out-of-fold models have seen neither.
+    """
+    if every <= 0:
+        return []
+    by_fold: dict[int, list[Doc]] = {}
+    for d in docs:
+        if d.label == 1 and d.spans:
+            by_fold.setdefault(_fold_of(d.group), []).append(d)
+    out: list[dict[str, Any]] = []
+    for k in sorted(by_fold):
+        ds = sorted(by_fold[k], key=lambda d: _pair_hash(d.id))
+        for i, d in enumerate(ds):
+            h = _pair_hash(d.id)
+            if int.from_bytes(h[:4], "big") % every:
+                continue
+            partner = next((ds[(i + j) % len(ds)] for j in range(1, len(ds))
+                            if ds[(i + j) % len(ds)].group != d.group), None)
+            if partner is None:
+                continue
+            s, e = partner.spans[0]  # type: ignore[index]
+            passage = partner.text[s:e].strip()
+            if not passage:
+                continue
+            text = f"{passage}\n\n{d.text}" if h[4] & 1 else f"{d.text}\n\n{passage}"
+            out.append({"id": f"{d.id}+{partner.id}", "group": d.group, "label": 1, "family": d.family,
+                        "split": d.split, "text": text, "lang": d.lang})
+    return out
 
 
 def records_sha256(recs: Sequence[dict[str, Any]]) -> str:
@@ -1132,11 +1179,22 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                 d.weight *= lang_weight[1]
         log(f"records in {', '.join(sorted(lang_weight[0]))} weigh {lang_weight[1]:g}")
 
+    pairs: list[Doc] = []
+    if COMBINER_PAIRS:
+        weight_of = {d.id: d.weight for d in train_docs}
+        for r in pair_records(train_docs, COMBINER_PAIRS):
+            pd = Doc(r, scanner, rule_score, opener, verbs, outputs, operate)
+            pd.weight = weight_of[r["id"].split("+", 1)[0]]
+            pairs.append(pd)
+        log(f"combiner pairs: {len(pairs)} synthetic injections with a second injected passage")
     log(f"out-of-fold passage scores ({FOLDS} folds by group) for the document combiner")
     oof: list[list[float]] = [[] for _ in train_docs]
     use_bow = "bow_logit" in M.DOC_NAMES
     oof_bow: list[float] = [0.0] * len(train_docs)
     folds = [_fold_of(d.group) for d in train_docs]
+    oof_pairs: list[list[float]] = [[] for _ in pairs]
+    oof_pairs_bow: list[float] = [0.0] * len(pairs)
+    pair_folds = [_fold_of(d.group) for d in pairs]
     for k in range(FOLDS):
         fit_docs = [d for d, f in zip(train_docs, folds) if f != k]
         held = [i for i, f in enumerate(folds) if f == k]
@@ -1147,14 +1205,22 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         Xh = PassageMatrix(held_docs)
         for i, lg in zip(held, _doc_logits_np(held_docs, Xh, w, wd, b)):
             oof[i] = lg
+        held_p = [i for i, f in enumerate(pair_folds) if f == k]
+        held_pairs = [pairs[i] for i in held_p]
+        if held_pairs:
+            for i, lg in zip(held_p, _doc_logits_np(held_pairs, PassageMatrix(held_pairs), w, wd, b)):
+                oof_pairs[i] = lg
         if use_bow:
             bw, bb = fit_bow(fit_docs + [d for d in bow_extra if _fold_of(d.group) != k])
             for i, z in zip(held, bow_logits(held_docs, bw, bb)):
                 oof_bow[i] = z
-        log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}")
-    y_train = np.asarray([d.label for d in train_docs], dtype=np.float64)
-    doc_w, doc_b = fit_combiner(doc_matrix(train_docs, oof, oof_bow), y_train,
-                                [d.weight for d in train_docs] if _weighted(train_docs) else None)
+            for i, z in zip(held_p, bow_logits(held_pairs, bw, bb)):
+                oof_pairs_bow[i] = z
+        log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)} (and {len(held_p)} pairs)")
+    comb_docs = list(train_docs) + pairs
+    y_train = np.asarray([d.label for d in comb_docs], dtype=np.float64)
+    doc_w, doc_b = fit_combiner(doc_matrix(comb_docs, oof + oof_pairs, oof_bow + oof_pairs_bow), y_train,
+                                [d.weight for d in comb_docs] if _weighted(comb_docs) else None)
 
     log("passage model on the whole train split")
     w, wd, b = fit_passages(train_docs, log=log)
@@ -1207,6 +1273,11 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                 "threshold_logit": 0.0},
         "threshold": 0.5,
     }
+    if pairs:
+        meta["training"]["combiner_pairs"] = {
+            "every": COMBINER_PAIRS, "documents": len(pairs),
+            "how": "train.pair_records: a span-annotated train injection plus another one's first span "
+                   "(same fold), scored out of fold, for the document combiner only"}
     if leave_out:
         meta["training"]["languages_left_out"] = sorted(leave_out)
     if sets:
