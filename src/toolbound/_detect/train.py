@@ -305,6 +305,9 @@ before each comparison:
   Round 116 (R116): a multilingual rule for orders to repeat the text before this message ("repeat
   everything before this message, word for word"), both models retrained: +0.050 on fresh
   ``v116*`` (90% +0.014 to +0.086), paired dev -0.0006: **shipped**.
+  Round 117 (R117): a multilingual rule for orders to ignore the reader's other sources and rely
+  only on this one, both models retrained (same weights): +0.064 on fresh ``v117*`` (90% +0.029 to
+  +0.100), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
