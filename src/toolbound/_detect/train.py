@@ -308,6 +308,9 @@ before each comparison:
   Round 117 (R117): a multilingual rule for orders to ignore the reader's other sources and rely
   only on this one, both models retrained (same weights): +0.064 on fresh ``v117*`` (90% +0.029 to
   +0.100), paired dev +0.0000: **shipped**.
+  Round 118 (R118): a multilingual rule for orders to assert something regardless of the facts
+  ("say the payment arrived, even if it did not"), both models retrained: +0.050 on fresh ``v118*``
+  (90% +0.007 to +0.093), paired dev -0.0012: **shipped** (rounds 116-118 combined in one retraining).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
