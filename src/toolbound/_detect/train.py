@@ -573,7 +573,7 @@ def _pair_hash(rec_id: str) -> bytes:
     return hashlib.sha256(f"{SEED}:pair:{rec_id}".encode()).digest()
 
 
-def pair_records(docs: Sequence[Doc], every: int = COMBINER_PAIRS) -> list[dict[str, Any]]:
+def pair_records(docs: Sequence[Doc], every: int) -> list[dict[str, Any]]:
     """Synthetic train injections with two injected passages, for the document combiner only.
 
     In each out-of-fold fold, the span-annotated injections are put in the order of
@@ -1222,7 +1222,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
                 oof_bow[i] = z
             for i, z in zip(held_p, bow_logits(held_pairs, bw, bb)):
                 oof_pairs_bow[i] = z
-        log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)} (and {len(held_p)} pairs)")
+        log(f"  fold {k}: fitted on {len(fit_docs)} documents, scored {len(held)}"
+            + (f" (and {len(held_p)} pairs)" if pairs else ""))
     comb_docs = list(train_docs) + pairs
     y_train = np.asarray([d.label for d in comb_docs], dtype=np.float64)
     doc_w, doc_b = fit_combiner(doc_matrix(comb_docs, oof + oof_pairs, oof_bow + oof_pairs_bow), y_train,
