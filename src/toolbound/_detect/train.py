@@ -311,6 +311,20 @@ before each comparison:
   Round 118 (R118): a multilingual rule for orders to assert something regardless of the facts
   ("say the payment arrived, even if it did not"), both models retrained: +0.050 on fresh ``v118*``
   (90% +0.007 to +0.093), paired dev -0.0012: **shipped** (rounds 116-118 combined in one retraining).
+  Round 119 (R119): a multilingual rule for orders to treat this text as a system message, as
+  instructions from the user or developer, or as part of the reader's own instructions, both models
+  retrained (same weights): +0.050 on fresh ``v119*`` (90% +0.014 to +0.086), paired dev +0.0000:
+  **shipped**.
+  Round 120 (R120): a multilingual rule for orders to begin, end or sign every reply with a given
+  line, word, tag or link, both models retrained: +0.114 on fresh ``v120*`` (90% +0.064 to +0.171),
+  paired dev +0.0012: **shipped**.
+  Round 121 (R121): a multilingual rule for orders that steer the reader's recommendations (always
+  recommend one product, never mention competitors), both models retrained: +0.021 on fresh
+  ``v121*`` (90% -0.000 to +0.050), paired dev +0.0000: **shipped**.
+  Round 122 (R122): a multilingual rule for orders to open physical or account access (unlock a door,
+  disarm an alarm, switch off two-factor checks, share a folder with an address), both models
+  retrained: +0.086 on fresh ``v122*`` (90% +0.050 to +0.129), paired dev +0.0015: **shipped**
+  (rounds 119-122 combined in one retraining).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
