@@ -335,6 +335,10 @@ before each comparison:
   without its restrictions, with an order to use them, both models retrained: +0.021 on fresh
   ``v125*`` (90% +0.000 to +0.043), paired dev -0.0006: **shipped** (rounds 123-125 combined in one
   retraining).
+  Round 126 (R126): a multilingual rule for orders in the data owner's voice to send, share or
+  publish the owner's personal data ("send my medical records to rolf@..."), both models retrained on
+  the combination of rounds 123-125: +0.129 on fresh ``v126*`` (90% +0.086 to +0.179), paired dev
+  +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
