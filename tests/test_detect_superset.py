@@ -160,7 +160,17 @@ def _pieces(rule_index: int) -> list[str]:
     return out or ["x"]
 
 
-_PATTERN_RULES = [i for i, r in enumerate(RULES) if r.compiled]
+# Rules whose patterns RE2 cannot hold as one set (too large): the engine always searches their
+# windows (Superset.compiled returns None). Session 33's rule has word lists in 11 languages.
+NO_SUPERSET = {"task_hijack.answer_only_in_language_multi"}
+
+_PATTERN_RULES = [i for i, r in enumerate(RULES) if r.compiled and r.id not in NO_SUPERSET]
+
+
+def test_only_the_known_rules_lack_a_superset() -> None:
+    sup = Superset([r.patterns if r.compiled else () for r in RULES])
+    missing = {r.id for i, r in enumerate(RULES) if r.compiled and sup.compiled(i) is None}
+    assert missing == NO_SUPERSET
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
