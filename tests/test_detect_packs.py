@@ -76,6 +76,15 @@ def test_duplicate_ids_are_rejected(tmp_path: Path) -> None:
         load_rules(_pack_dir(tmp_path, body))
 
 
+def test_a_literal_listed_twice_is_rejected(tmp_path: Path) -> None:
+    body = GOOD_RULE.format(pattern=r"\bzorblax\b").replace('prefilter = ["zorblax"]', 'prefilter = ["zorblax", "Zorblax"]')
+    with pytest.raises(RulePackError, match="override.tmp_rule.*prefilter lists 'zorblax' more than once"):
+        load_rules(_pack_dir(tmp_path / "a", body))
+    body = GOOD_RULE.format(pattern=r"\bzorblax\b").replace('prefilter = ["zorblax"]', 'prefilter = ["zorblax"]\nrequires = ["now", "now"]')
+    with pytest.raises(RulePackError, match="requires lists 'now' more than once"):
+        load_rules(_pack_dir(tmp_path / "b", body))
+
+
 def test_failing_example_is_reported(tmp_path: Path) -> None:
     body = GOOD_RULE.format(pattern=r"\bzorblax\b").replace('"nothing here"', '"zorblax again"')
     _, failures = check_packs(_pack_dir(tmp_path, body))

@@ -279,6 +279,10 @@ def load_rules(directory: str | Path | None = None, *, compile_all: bool = False
             requires = tuple(p.lower() for p in raw.get("requires", ()))
             if requires and not prefilter:
                 raise RulePackError(path, "'requires' needs a 'prefilter'", rid)
+            for name, lits in (("prefilter", prefilter), ("requires", requires)):
+                twice = sorted({lit for lit in lits if lits.count(lit) > 1})
+                if twice:
+                    raise RulePackError(path, f"{name} lists {', '.join(map(repr, twice))} more than once", rid)
             for lit in prefilter + requires:
                 if lit != lit.strip() or not lit:
                     raise RulePackError(path, f"prefilter literal {lit!r} has surrounding whitespace", rid)
