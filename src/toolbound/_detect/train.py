@@ -339,6 +339,19 @@ before each comparison:
   publish the owner's personal data ("send my medical records to rolf@..."), both models retrained on
   the combination of rounds 123-125: +0.129 on fresh ``v126*`` (90% +0.086 to +0.179), paired dev
   +0.0000: **shipped**.
+  Round 127 (R127): a multilingual rule for orders in the account owner's voice to hand the owner's
+  accounts to someone else or weaken their security ("add rolf@... as a delegate on my mailbox",
+  "disable two-factor authentication on my account"), both models retrained (weights unchanged: the
+  rule fires on no training record): +0.079 on fresh ``v127*`` (90% +0.043 to +0.114), paired dev
+  +0.0000: **shipped**.
+  Round 128 (R128): a multilingual rule for orders in the owner's or patient's voice to switch off
+  home safety devices or change the owner's medication, dosage or surgery ("turn off my home security
+  system", "change the dosage of my insulin to 50 units"): +0.071 on fresh ``v128*`` (90% +0.036 to
+  +0.107), paired dev +0.0000: **shipped**.
+  Round 129 (R129): a multilingual rule for orders in the owner's voice to make private repositories
+  or files public, move or rename all the owner's files, re-route or cancel all orders, or change the
+  emergency contact ("make my private repository public"): +0.071 on fresh ``v129*`` (90% +0.036 to
+  +0.107), paired dev +0.0000: **shipped** (rounds 127-129 combined in one retraining).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
