@@ -184,3 +184,41 @@ def test_rules_of_the_added_languages_do_not_read_the_corpus_languages() -> None
         for text in rule.examples_match:
             crossings += [(f.rule_id, rule.id, text[:60]) for f in scanner.scan(text) if f.rule_id in added]
     assert crossings == []
+
+
+def test_whole_word_requires_hold_only_as_words(tmp_path: Path) -> None:
+    from toolbound._detect.engine import Scanner
+
+    def found(body: str, text: str, sub: str) -> bool:
+        rules = load_rules(_pack_dir(tmp_path / sub, body))
+        return any(f.rule_id == "override.tmp_rule" for f in Scanner(rules).scan(text))
+
+    base = GOOD_RULE.format(pattern=r"\bzorblax\b").replace(
+        'prefilter = ["zorblax"]', 'prefilter = ["zorblax"]\nrequires = ["ma", "~/"]')
+    whole = base.replace('requires = ["ma", "~/"]', 'requires = ["ma", "~/"]\nrequires_words = true')
+    # As a prefix (the default) "ma" holds inside "map"; as a whole word it does not.
+    assert found(base, "zorblax the map", "a")
+    assert not found(whole, "zorblax the map", "b")
+    assert found(whole, "zorblax ma carte", "c")
+    assert found(whole, "zorblax, ma", "d")  # at the end of the text
+    assert found(whole, "zorblax ~/docs", "e")  # a literal ending in punctuation stays a prefix
+    # Another rule's longer literal starting with "ma " must not hide the whole word.
+    other = whole + '''
+[[rules]]
+id = "override.tmp_other"
+family = "override"
+description = "Another temporary rule."
+languages = ["en"]
+severity = "low"
+weight = 0.1
+status = "experimental"
+prefilter = ["ma carte"]
+patterns = ['\\bma carte bleue\\b']
+examples.match = ["ma carte bleue", "voici ma carte bleue"]
+examples.no_match = ["ma carte", "ma carte verte"]
+'''
+    assert found(other, "zorblax ma carte", "f")
+    assert not found(other, "zorblax mapping", "g")
+    with pytest.raises(RulePackError, match="'requires_words' needs a 'requires' list"):
+        load_rules(_pack_dir(tmp_path / "h", GOOD_RULE.format(pattern=r"\bzorblax\b").replace(
+            'prefilter = ["zorblax"]', 'prefilter = ["zorblax"]\nrequires_words = true')))

@@ -216,27 +216,36 @@ class Scanner:
             Superset([r.patterns if r.compiled else () for r in self.rules]) if use_superset and SUPERSET else None)
         lit_rules: dict[str, set[int]] = {}
         req_rules: dict[str, set[int]] = {}
+        word_rules: dict[str, set[int]] = {}  # whole-word requires literals (Rule.requires_words)
         # The prefilter runs on leet-normalised text (see fold.unleet), so literals are normalised too.
         for i in self._pattern_rules:
             for lit in self.rules[i].prefilter:
                 lit_rules.setdefault(unleet(lit), set()).add(i)
             for lit in self.rules[i].requires:
-                req_rules.setdefault(unleet(lit), set()).add(i)
+                whole = self.rules[i].requires_words and lit.isascii() and lit[-1].isalnum()
+                (word_rules if whole else req_rules).setdefault(unleet(lit), set()).add(i)
         for kw in _ROT13_KEYWORDS:
             lit_rules.setdefault(rot13(kw), set()).add(_ROT13)
-        all_lits = set(lit_rules) | set(req_rules)
+        all_lits = set(lit_rules) | set(req_rules) | set(word_rules)
         # A trie match returns the longest literal on its path; every shorter literal that is a
         # prefix of it also hit, so each literal maps to the rules of all its literal prefixes.
         self._hit_rules: dict[str, tuple[int, ...]] = {}
         self._hit_req: dict[str, tuple[int, ...]] = {}
+        # A whole-word literal holds when it is the hit literal itself and the text's next character
+        # ends the word (checked per hit: _hit_word), or when it is a prefix of the hit literal that
+        # a non-word character follows ("ma" inside the literal "ma carte": folded into _hit_req).
+        self._hit_word: dict[str, tuple[int, ...]] = {}
         for lit in all_lits:
             acc: set[int] = set()
             req: set[int] = set()
             for k in range(1, len(lit) + 1):
                 acc |= lit_rules.get(lit[:k], set())
                 req |= req_rules.get(lit[:k], set())
+                if k < len(lit) and not lit[k].isalnum():
+                    req |= word_rules.get(lit[:k], set())
             self._hit_rules[lit] = tuple(sorted(acc))
             self._hit_req[lit] = tuple(sorted(req))
+            self._hit_word[lit] = tuple(sorted(word_rules.get(lit, set()) - req))
         # Multilingual rules (several languages, one pattern per language): a non-ASCII literal
         # ("忽略", "игнорир") runs only the patterns whose source contains it verbatim; ASCII
         # literals, and literals found in no pattern, run them all.
@@ -489,6 +498,8 @@ class Scanner:
         hit_rules = self._hit_rules
         req: dict[int, list[int]] = {}
         hit_req = self._hit_req
+        hit_word = self._hit_word
+        n_low = len(low)
         if lits is not None:
             found_lits = lits
         elif memo is not None and low_if_unicode is None:
@@ -519,6 +530,16 @@ class Scanner:
                         req[ri] = at.copy()  # sorted in place later: one list per rule
                     else:
                         lst.extend(at)
+            rw = hit_word[lit]
+            if rw:
+                at = [h[0] for h in occ if h[1] >= n_low or not low[h[1]].isalnum()]
+                if at:
+                    for ri in rw:
+                        lst = req.get(ri)
+                        if lst is None:
+                            req[ri] = at.copy()
+                        else:
+                            lst.extend(at)
             for ri in hit_rules[lit]:
                 if ri == _ROT13:
                     if allow_rot13:

@@ -179,6 +179,9 @@ class Rule:
     examples_no_match: tuple[str, ...]
     false_positives: tuple[str, ...]
     source: str
+    # ASCII requires literals ending in a letter or digit match only as whole words (the letter or
+    # digit after them ends the word): "ma" holds in "ma carte", not in "map".
+    requires_words: bool = False
 
     @property
     def reason(self) -> str:
@@ -279,6 +282,8 @@ def load_rules(directory: str | Path | None = None, *, compile_all: bool = False
             requires = tuple(p.lower() for p in raw.get("requires", ()))
             if requires and not prefilter:
                 raise RulePackError(path, "'requires' needs a 'prefilter'", rid)
+            if raw.get("requires_words") and not requires:
+                raise RulePackError(path, "'requires_words' needs a 'requires' list", rid)
             for name, lits in (("prefilter", prefilter), ("requires", requires)):
                 twice = sorted({lit for lit in lits if lits.count(lit) > 1})
                 if twice:
@@ -300,5 +305,6 @@ def load_rules(directory: str | Path | None = None, *, compile_all: bool = False
                 window=int(raw.get("window", 300)), effect=effect,
                 examples_match=tuple(ex["match"]), examples_no_match=tuple(ex["no_match"]),
                 false_positives=tuple(raw.get("false_positives", ())), source=str(path),
+                requires_words=bool(raw.get("requires_words", False)),
             ))
     return rules
