@@ -203,20 +203,10 @@ def test_whole_word_requires_hold_only_as_words(tmp_path: Path) -> None:
     assert found(whole, "zorblax, ma", "d")  # at the end of the text
     assert found(whole, "zorblax ~/docs", "e")  # a literal ending in punctuation stays a prefix
     # Another rule's longer literal starting with "ma " must not hide the whole word.
-    other = whole + '''
-[[rules]]
-id = "override.tmp_other"
-family = "override"
-description = "Another temporary rule."
-languages = ["en"]
-severity = "low"
-weight = 0.1
-status = "experimental"
-prefilter = ["ma carte"]
-patterns = ['\\bma carte bleue\\b']
-examples.match = ["ma carte bleue", "voici ma carte bleue"]
-examples.no_match = ["ma carte", "ma carte verte"]
-'''
+    other = whole + GOOD_RULE.format(pattern=r"\bma carte bleue\b").replace(
+        "override.tmp_rule", "override.tmp_other").replace('["zorblax"]', '["ma carte"]').replace(
+        '["zorblax now", "please zorblax"]', '["ma carte bleue", "voici ma carte bleue"]').replace(
+        '["nothing here", "zorb lax"]', '["ma carte", "ma carte verte"]')
     assert found(other, "zorblax ma carte", "f")
     assert not found(other, "zorblax mapping", "g")
     with pytest.raises(RulePackError, match="'requires_words' needs a 'requires' list"):
