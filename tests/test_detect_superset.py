@@ -235,6 +235,18 @@ def test_a_dfa_out_of_memory_answers_possible(monkeypatch: pytest.MonkeyPatch) -
     assert starved.possible(0, text, 0, len(text))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_the_sentinel_matches_every_text(text: str) -> None:
+    # possible() reads a missing sentinel as a DFA that gave up: it must be there whenever RE2 ran.
+    sup = Superset([RULES[ri].patterns for ri in _PATTERN_RULES[:3]])
+    data = text.encode("utf-8")
+    for ri in range(3):
+        for lo, hi in ((0, len(data)), (0, 0), (len(data), len(data))):
+            found = sup.compiled(ri).Match(data[lo:hi])
+            assert found is not None and 1 in found
+
+
 def test_the_memory_budget_grows_with_the_superset_between_its_bounds() -> None:
     from toolbound._detect.superset import MAX_MEM, MAX_MEM_CAP, MEM_PER_CHAR, budget
 

@@ -27,9 +27,9 @@ A rule whose superset finds nothing in the span of its windows cannot match in a
 scanner skips it: only the cost changes, never a finding. The scanner asks on ASCII texts and texts
 that are nearly so (most tool output; :func:`utf8` says which and why not the others). Where RE2 is not installed or a pattern does
 not convert, every rule runs as before. Each superset is an RE2 *set* of one pattern plus a sentinel
-that matches everything, so one forward pass of RE2's DFA, linear in the text, answers whether it
-matches; a DFA that runs out of its memory budget (:func:`budget`) reports no index at all, and the
-rule then runs.
+that matches the end of every text (``\\z``), so one forward pass of RE2's DFA, linear in the text,
+answers whether it matches; a DFA that runs out of its memory budget (:func:`budget`) reports no
+index at all, and the rule then runs.
 """
 
 from __future__ import annotations
@@ -305,7 +305,13 @@ class Superset:
         """Rule ``ri``'s compiled superset (None: it has none, so it always runs): an RE2 set of one
         pattern and a sentinel that matches every text. A set answers *whether* its patterns match
         with one forward pass of RE2's DFA (a search would also run a reverse pass for where), and
-        the sentinel tells a DFA that ran out of memory (no index at all) from no match."""
+        the sentinel tells a DFA that ran out of memory (no index at all) from no match.
+
+        The sentinel is ``\\z``, the empty string at the end of the text, not ``""`` (session 39): a
+        sentinel that matches at every position makes every DFA state a match state, and a set's DFA
+        then records its match at every byte. Over the 80 rules most asked on the benign 4 KB chunks of
+        ``bench_detect_speed.py``, each asked about whole chunks: 1,734 µs per chunk with ``""``, 832
+        with ``\\z`` (-52%), the same answers on all 500 chunks."""
         try:
             return self._compiled[ri]
         except KeyError:
@@ -320,7 +326,7 @@ class Superset:
                 options.log_errors = False  # an exhausted DFA is answered "possible", not logged
                 out = _re2.Set.SearchSet(options)
                 out.Add(src)
-                out.Add("")
+                out.Add(r"\z")
                 out.Compile()
             except Exception:  # noqa: BLE001 - unconvertible or too big for RE2: the rule always runs
                 out = None
