@@ -521,25 +521,10 @@ class Scanner:
             if leet and lit.isascii() and any(low[s:e] != lit for s, e, _ in occ):
                 # The keyword appears only through leetspeak: its rules also run on the unleeted view.
                 leet_rules.update(hit_rules[lit])
-            rq = hit_req[lit]
-            if rq:
-                at = [h[0] for h in occ]
-                for ri in rq:
-                    lst = req.get(ri)
-                    if lst is None:
-                        req[ri] = at.copy()  # sorted in place later: one list per rule
-                    else:
-                        lst.extend(at)
-            rw = hit_word[lit]
-            if rw:
-                at = [h[0] for h in occ if h[1] >= n_low or not low[h[1]].isalnum()]
-                if at:
-                    for ri in rw:
-                        lst = req.get(ri)
-                        if lst is None:
-                            req[ri] = at.copy()
-                        else:
-                            lst.extend(at)
+            if hit_req[lit]:
+                _add_positions(req, hit_req[lit], [h[0] for h in occ])
+            if hit_word[lit]:  # rules that hold this literal only as a whole word
+                _add_positions(req, hit_word[lit], [h[0] for h in occ if h[1] >= n_low or not low[h[1]].isalnum()])
             for ri in hit_rules[lit]:
                 if ri == _ROT13:
                     if allow_rot13:
@@ -928,6 +913,19 @@ class Scanner:
                                e.rule.reason + e.note, score=round(e.weight, 4), detail=e.detail))
         out.sort(key=lambda x: (x.start, -x.end, x.rule_id))
         return out
+
+
+def _add_positions(req: dict[int, list[int]], rules: Sequence[int], at: list[int]) -> None:
+    """Add the positions ``at`` of a required literal to each of ``rules``' lists in ``req`` (one
+    list per rule, sorted in place later)."""
+    if not at:
+        return
+    for ri in rules:
+        lst = req.get(ri)
+        if lst is None:
+            req[ri] = at.copy()
+        else:
+            lst.extend(at)
 
 
 def _presence(chk: str | None) -> Presence | None:

@@ -27,9 +27,9 @@ A rule whose superset finds nothing in the span of its windows cannot match in a
 scanner skips it: only the cost changes, never a finding. The scanner asks on ASCII texts and texts
 that are nearly so (most tool output; :func:`utf8` says which and why not the others). Where RE2 is not installed or a pattern does
 not convert, every rule runs as before. Each superset is an RE2 *set* of one pattern plus a sentinel
-that matches everything, so one forward pass of RE2's DFA, linear in the text, answers whether it
-matches; a DFA that runs out of its memory budget (:data:`MAX_MEM`) reports no index at all, and the
-rule then runs.
+that matches the end of every text (``\\z``), so one forward pass of RE2's DFA, linear in the text,
+answers whether it matches; a DFA that runs out of its memory budget (:func:`budget`) reports no
+index at all, and the rule then runs.
 """
 
 from __future__ import annotations
@@ -53,19 +53,40 @@ try:
 except ImportError:  # pragma: no cover - google-re2 is a dependency; without it every rule runs
     _re2 = None
 
-__all__ = ["AVAILABLE", "Superset", "Unconvertible", "Utf8", "to_re2", "utf8"]
+__all__ = ["AVAILABLE", "Superset", "Unconvertible", "Utf8", "budget", "to_re2", "utf8"]
 
 AVAILABLE = _re2 is not None
 """Whether RE2 (PyPI ``google-re2``) is importable; without it :class:`Superset` never skips a rule."""
 
 MAX_MEM = 2 << 20
-"""Bytes of RE2 memory per rule (a quarter of RE2's default); its DFA's states live in it. A DFA that
-fills it is emptied and goes on, and one that would thrash gives up: the rule is then answered
-"possible" and runs as it would without the skip. So the automata of all rules together stay under
-about 1.3 GB whatever the input (648 rules); detecting every corpus text takes the process's peak
-memory from 280 MB (no skip) to 357 MB. Measured per rule budget (peak RSS over the corpus's 23,243
-texts, then detect() per 4 KB benign chunk; session 27): 1 MB 371 MB and 2,713 µs, 2 MB 378 MB and
-2,582 µs, 8 MB 384 MB and 2,472 µs; without the skip 280 MB and 3,766 µs."""
+"""Bytes of RE2 memory for a rule with a small superset (a quarter of RE2's default); its program and
+its DFA's states live in it. A DFA that fills it is emptied and goes on, and one that would thrash
+gives up: the rule is then answered "possible" and runs as it would without the skip. Measured per
+rule budget (peak RSS over the corpus's 23,243 texts, then detect() per 4 KB benign chunk; session
+27): 1 MB 371 MB and 2,713 µs, 2 MB 378 MB and 2,582 µs, 8 MB 384 MB and 2,472 µs; without the skip
+280 MB and 3,766 µs."""
+
+MEM_PER_CHAR = 128
+"""Bytes of RE2 memory per character of a rule's RE2 source, above :data:`MAX_MEM`: see :func:`budget`."""
+
+MAX_MEM_CAP = 16 << 20
+"""The most RE2 memory one rule's superset may use (see :func:`budget`)."""
+
+
+def budget(n: int) -> int:
+    """RE2's memory budget for a superset whose source is ``n`` characters long.
+
+    A long superset (a rule in eleven languages, its RE2 source 30-140 thousand characters) has a big
+    program and a wide byte map, so each DFA state is large, and many of its gaps (``[^\n]{0,120}``
+    read as ``[^\n]*``) stay open at once, so a 4 KB text visits many states. In a flat 2 MB such
+    DFAs were emptied again and again (each DFA state rebuilt, 200-1,000 µs per 4 KB instead of
+    about 20). So the budget grows with the source, :data:`MEM_PER_CHAR` bytes per character, from
+    :data:`MAX_MEM` up to :data:`MAX_MEM_CAP`; 72 of 680 rules get more than 2 MB. Session 39,
+    measured: the rule scanner per 4 KB benign chunk (two scanners alternating in one process, 7
+    rounds) 2,746 -> 2,167 µs (median, -21%); peak RSS over the corpus's 30,808 texts (corpus,
+    generated and augmented records) 582 -> 628 MB. The automata of all rules together stay under
+    about 1.5 GB whatever the input (1.33 GB with a flat 2 MB)."""
+    return min(max(n * MEM_PER_CHAR, MAX_MEM), MAX_MEM_CAP)
 
 
 class Unconvertible(ValueError):
@@ -279,17 +300,18 @@ class Superset:
         self._patterns = [tuple(p) for p in patterns]
         self._compiled: dict[int, Any] = {}
         self._lock = threading.Lock()
-        self._options: Any = None
-        if _re2 is not None:
-            self._options = _re2.Options()
-            self._options.max_mem = MAX_MEM
-            self._options.log_errors = False  # an exhausted DFA is answered "possible", not logged
 
     def compiled(self, ri: int) -> Any:
         """Rule ``ri``'s compiled superset (None: it has none, so it always runs): an RE2 set of one
         pattern and a sentinel that matches every text. A set answers *whether* its patterns match
         with one forward pass of RE2's DFA (a search would also run a reverse pass for where), and
-        the sentinel tells a DFA that ran out of memory (no index at all) from no match."""
+        the sentinel tells a DFA that ran out of memory (no index at all) from no match.
+
+        The sentinel is ``\\z``, the empty string at the end of the text, not ``""`` (session 39): a
+        sentinel that matches at every position makes every DFA state a match state, and a set's DFA
+        then records its match at every byte. Over the 80 rules most asked on the benign 4 KB chunks of
+        ``bench_detect_speed.py``, each asked about whole chunks: 1,734 µs per chunk with ``""``, 832
+        with ``\\z`` (-52%), the same answers on all 500 chunks."""
         try:
             return self._compiled[ri]
         except KeyError:
@@ -299,9 +321,12 @@ class Superset:
         if _re2 is not None and pats:
             try:
                 src = to_re2(pats[0]) if len(pats) == 1 else "|".join(f"(?:{to_re2(p)})" for p in pats)
-                out = _re2.Set.SearchSet(self._options)
+                options = _re2.Options()
+                options.max_mem = budget(len(src))
+                options.log_errors = False  # an exhausted DFA is answered "possible", not logged
+                out = _re2.Set.SearchSet(options)
                 out.Add(src)
-                out.Add("")
+                out.Add(r"\z")
                 out.Compile()
             except Exception:  # noqa: BLE001 - unconvertible or too big for RE2: the rule always runs
                 out = None
