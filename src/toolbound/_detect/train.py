@@ -352,6 +352,10 @@ before each comparison:
   or files public, move or rename all the owner's files, re-route or cancel all orders, or change the
   emergency contact ("make my private repository public"): +0.071 on fresh ``v129*`` (90% +0.036 to
   +0.107), paired dev +0.0000: **shipped** (rounds 127-129 combined in one retraining).
+  Round 130 (R130): a multilingual rule for orders to change, set or reset the password or PIN of
+  someone else or of an account to a given value ("change the user's password to Temporary2024!"),
+  both models retrained (weights changed: the rule fires on training injections): +0.136 on fresh
+  ``v130*`` (90% +0.086 to +0.186), paired dev -0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
