@@ -77,8 +77,8 @@ def budget(n: int) -> int:
     """RE2's memory budget for a superset whose source is ``n`` characters long.
 
     A long superset (a rule in eleven languages, its RE2 source 30-140 thousand characters) has a big
-    program and a wide byte map, so each DFA state is large, and many of its gaps (``[^\n]{0,120}``
-    read as ``[^\n]*``) stay open at once, so a 4 KB text visits many states. In a flat 2 MB such
+    program and a wide byte map, so each DFA state is large, and many of its gaps (``[^\\n]{0,120}``
+    read as ``[^\\n]*``) stay open at once, so a 4 KB text visits many states. In a flat 2 MB such
     DFAs were emptied again and again (each DFA state rebuilt, 200-1,000 µs per 4 KB instead of
     about 20). So the budget grows with the source, :data:`MEM_PER_CHAR` bytes per character, from
     :data:`MAX_MEM` up to :data:`MAX_MEM_CAP`; 72 of 680 rules get more than 2 MB. Session 39,
