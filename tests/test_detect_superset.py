@@ -320,3 +320,30 @@ def test_leet_views_find_the_same_with_and_without_the_skip() -> None:
         assert on.scan_decoded(t)[0] == off.scan_decoded(t)[0]
     assert all(on.scan_decoded(t)[0] for t in texts[1:])  # every leet attack is found
     assert 0 < calls["on"] < calls["off"]  # views are searched, and the skip spares some
+
+
+def test_boundary_safe_letters_match_only_ascii_ignoring_case() -> None:
+    # to_re2 keeps \b before these characters (RE2's \b reads ASCII words): sound only if the regex
+    # module, ignoring case, matches each of them with ASCII characters alone.
+    import regex
+
+    from toolbound._detect.packs import pattern_flags
+    from toolbound._detect.superset import _BOUNDARY_SAFE
+
+    every = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    word = "0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    wide = {c for c in word if regex.compile(regex.escape(c), pattern_flags()).search(every)}
+    assert wide == set("iksIKS")
+    assert _BOUNDARY_SAFE == set(word) - wide
+
+
+@pytest.mark.parametrize(("pattern", "kept"), [
+    (r"\bapprove\b", r"(?i)\b"),           # before an ASCII-only letter: kept; after the word: dropped
+    (r"\b(?:pay|merge)", r"(?i)\b"),       # every alternative starts with one
+    (r"\bskip", "(?i)\\x{73}"),            # s also matches the long s (U+017F): dropped
+    (r"\b(?:pay|\w+)", "(?i)(?:"),         # \w may start with anything: dropped
+    (r"(?:^|;)\s*do", "(?i)(?:(?m:^)|"),   # ^ reads line starts, as MULTILINE does
+])
+def test_to_re2_keeps_the_assertions_it_can(pattern: str, kept: str) -> None:
+    assert to_re2(pattern).startswith(kept)
+    assert to_re2(pattern).count(r"\b") == (1 if kept.endswith(r"\b") else 0)
