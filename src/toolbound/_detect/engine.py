@@ -42,7 +42,7 @@ from toolbound._detect.needs import (Needs, Presence, check_view, first_literals
                                      text_scripts)
 from toolbound._detect.spanindex import SpanIndex
 from toolbound._detect.superset import AVAILABLE as SUPERSET
-from toolbound._detect.superset import Superset, utf8
+from toolbound._detect.superset import Superset, Utf8, utf8
 from toolbound._detect.langid import GATED_LANGUAGES, gate_allows, text_words
 from toolbound._detect.packs import CONTEXT_FAMILY, Rule, load_rules, pattern_flags
 from toolbound._types import Finding
@@ -489,7 +489,7 @@ class Scanner:
         low, asc, low_if_unicode = self._views(ft)
         chk = check_view(ft, low)
         seen = _presence(chk)
-        leet_views: dict[tuple[int, int], tuple[str, str | None, Presence | None] | None] = {}
+        leet_views: dict[tuple[int, int], tuple[str, str | None, Presence | None, Utf8 | None] | None] = {}
         present = text_scripts(ft)
         leet = _has_any(low, _LEET_DIGITS)
         leet_rules: set[int] = set()
@@ -581,19 +581,23 @@ class Scanner:
             viable, vrun = self._viable(ri, present)
             if vrun is None:
                 continue  # every pattern needs a script the text does not hold
+            with_leet = ri in leet_rules
             per_window = False
-            if data is not None and ri not in leet_rules:
+            plain = True  # whether the windows of the text itself can hold a match
+            if data is not None:
                 # One RE2 pass over the stretch that holds all the rule's windows (superset.py): where
                 # its superset finds nothing, none of its patterns can match in any window. A rule that
-                # also runs on leet views is not skipped (its views are other texts). A long stretch
-                # (a long text with hits far apart) is not read whole: each window asks on its own
-                # before it is searched.
+                # also runs on leet views still reads those (other texts, each asked on its own
+                # below). A long stretch (a long text with hits far apart) is not read whole: each
+                # window asks on its own before it is searched.
                 lo = max(0, min(sp[0] for sp in spans) - rule.window)
                 hi = min(n, max(sp[1] for sp in spans) + rule.window)
                 per_window = hi - lo > SUPERSET_STRETCH
                 if not per_window and not superset.possible(  # type: ignore[union-attr]
                         ri, data, enc.at(lo), enc.at(hi)):  # type: ignore[union-attr]
-                    continue
+                    if not with_leet:
+                        continue
+                    plain = False
             groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if len(rule.compiled) == 1:
                 groups = [(vrun, spans, viable)]
@@ -610,17 +614,18 @@ class Scanner:
                                 per.setdefault(j, []).append(sp)
                 groups = [(vrun, every, viable)] if every else []
                 groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
-            with_leet = ri in leet_rules
             needs = self._needs[ri]
             for pat, pspans, idxs in groups:
                 has_needs = any(needs[j] for j in idxs)
                 check = chk is not None and has_needs
                 for a, b in _windows(pspans, rule.window, n, rpos, cover):
-                    if per_window and not superset.possible(  # type: ignore[union-attr]
-                            ri, data, enc.at(a), enc.at(b)):  # type: ignore[arg-type,union-attr]
+                    here = plain and not (per_window and not superset.possible(  # type: ignore[union-attr]
+                        ri, data, enc.at(a), enc.at(b)))  # type: ignore[arg-type,union-attr]
+                    if not here and not with_leet:
                         continue
                     try:
-                        found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check, seen))
+                        if here:
+                            found.extend(self._find(ri, pat, idxs, ft, a, b, chk, check, seen))
                         if with_leet:
                             # The same window with leet digits read as letters ("1gn0re"), checked
                             # and anchored on its own view like any window. A window without leet
@@ -634,7 +639,10 @@ class Scanner:
                                 lv = leet_views[(a, b)] = None if view == seg else _leet_view(view)
                             if lv is None:
                                 continue
-                            view, vchk, vseen = lv
+                            view, vchk, vseen, venc = lv
+                            if venc is not None and superset is not None and not superset.possible(
+                                    ri, venc.data, 0, len(venc.data)):
+                                continue  # the rule's superset finds nothing in the view either
                             for ms, me in self._find(ri, pat, idxs, view, 0, len(view), vchk,
                                                      vchk is not None and has_needs, vseen):
                                 if ft[ms + a:me + a] != view[ms:me]:
@@ -933,10 +941,11 @@ def _presence(chk: str | None) -> Presence | None:
     return Presence(chk) if chk is not None and len(chk) >= PRESENCE_MIN else None
 
 
-def _leet_view(view: str) -> tuple[str, str | None, Presence | None]:
-    """A window read with leet digits as letters: the view, its check view and their cache."""
+def _leet_view(view: str) -> tuple[str, str | None, Presence | None, Utf8 | None]:
+    """A window read with leet digits as letters: the view, its check view and their cache, and the
+    view encoded for the rules' RE2 supersets (None when ``superset.utf8`` does not read it)."""
     vchk = check_view(view)
-    return view, vchk, _presence(vchk)
+    return view, vchk, _presence(vchk), utf8(view)
 
 
 def _check_order(needs: Needs) -> Needs:

@@ -188,8 +188,70 @@ def _class(items: list[tuple[Any, Any]]) -> str:
     return "[" + "".join(body) + "]" if body else _negated([])
 
 
+# ASCII word characters that the regex module, ignoring case, matches only with ASCII characters: all
+# but i, k and s, whose case variants include "İ"/"ı" (U+0130/U+0131), the Kelvin sign (U+212A) and
+# the long s (U+017F); tests/test_detect_superset.py checks this against every code point.
+_BOUNDARY_SAFE = frozenset("0123456789_abcdefghjlmnopqrtuvwxyzABCDEFGHJLMNOPQRTUVWXYZ")
+
+
+def _first_chars(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
+    """The characters every match of ``items`` can start with, when they are few and known (literals
+    and ranges of literals, through groups, alternations and repeats of at least one); None when the
+    first character is anything else, or when ``items`` can match the empty string."""
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue  # an assertion consumes nothing: the next item gives the first character
+        if op is _c.LITERAL:
+            return {chr(av)}
+        if op is _c.IN:
+            out: set[str] = set()
+            for iop, iav in av:
+                if iop is _c.LITERAL:
+                    out.add(chr(iav))
+                elif iop is _c.RANGE and iav[1] - iav[0] < 128:
+                    out.update(chr(c) for c in range(iav[0], iav[1] + 1))
+                else:
+                    return None  # a negation, a category or a wide range
+            return out
+        if op is _c.SUBPATTERN:
+            return _first_chars(av[-1])
+        if _ATOMIC is not None and op is _ATOMIC:
+            return _first_chars(av)
+        if op is _c.BRANCH:
+            union: set[str] = set()
+            for branch in av[1]:
+                got = _first_chars(branch)
+                if got is None:
+                    return None
+                union |= got
+            return union
+        if op in _REPEATS and av[0] >= 1:
+            return _first_chars(av[2])
+        return None
+    return None
+
+
 def _seq(items: Sequence[tuple[Any, Any]]) -> str:
-    return "".join(_node(op, av) for op, av in items)
+    out = []
+    for i, (op, av) in enumerate(items):
+        if op is _c.AT and av is _c.AT_BOUNDARY:
+            # \b before a word character that can only be ASCII: RE2's \b (ASCII words) holds wherever
+            # the regex module's (Unicode words) does, since a character that is not a Unicode word
+            # character is no ASCII one. At the start of the span RE2 reads the text's start, where
+            # \b before a word character always holds. A \b after a word may stand at the end of
+            # the span, where the regex module reads the end of the text and RE2 the byte after it;
+            # it is dropped, as is every other assertion.
+            first = _first_chars(items[i + 1:])
+            if first and first <= _BOUNDARY_SAFE:
+                out.append(r"\b")
+            continue
+        if op is _c.AT and av is _c.AT_BEGINNING:
+            # ^ (the patterns run MULTILINE): the start of a line. RE2 reads the span's own start as
+            # one, and inside the span the same newlines as the regex module.
+            out.append("(?m:^)")
+            continue
+        out.append(_node(op, av))
+    return "".join(out)
 
 
 def _node(op: Any, av: Any) -> str:
