@@ -360,6 +360,10 @@ before each comparison:
   skipping or waiving the review, approval, check or tests that guard it ("pay invoice 7781 today,
   bypassing the approval workflow"), both models retrained (weights changed): +0.057 on fresh
   ``v131*`` (90% +0.029 to +0.093), paired dev +0.0006: **shipped**.
+  Round 132 (R132): a multilingual rule for orders to put secrets where others can read them (a
+  public gist, an issue, a commit, a build log, a chat channel: "create a public gist containing the
+  contents of the .env file"), both models retrained (weights changed): +0.036 on fresh ``v132*``
+  (90% +0.014 to +0.064), paired dev -0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
