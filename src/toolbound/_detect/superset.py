@@ -47,6 +47,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from toolbound._detect.needs import _firsts_seq
+
 try:  # Python 3.11+
     import re._constants as _c  # type: ignore[import-not-found]
     import re._parser as _p  # type: ignore[import-not-found]
@@ -201,40 +203,10 @@ _BOUNDARY_SAFE = frozenset("0123456789_abcdefghjlmnopqrtuvwxyzABCDEFGHJLMNOPQRTU
 
 
 def _first_chars(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
-    """The characters every match of ``items`` can start with, when they are few and known (literals
-    and ranges of literals, through groups, alternations and repeats of at least one); None when the
-    first character is anything else, or when ``items`` can match the empty string."""
-    for op, av in items:
-        if op in _ZERO_WIDTH:
-            continue  # an assertion consumes nothing: the next item gives the first character
-        if op is _c.LITERAL:
-            return {chr(av)}
-        if op is _c.IN:
-            out: set[str] = set()
-            for iop, iav in av:
-                if iop is _c.LITERAL:
-                    out.add(chr(iav))
-                elif iop is _c.RANGE and iav[1] - iav[0] < 128:
-                    out.update(chr(c) for c in range(iav[0], iav[1] + 1))
-                else:
-                    return None  # a negation, a category or a wide range
-            return out
-        if op is _c.SUBPATTERN:
-            return _first_chars(av[-1])
-        if _ATOMIC is not None and op is _ATOMIC:
-            return _first_chars(av)
-        if op is _c.BRANCH:
-            union: set[str] = set()
-            for branch in av[1]:
-                got = _first_chars(branch)
-                if got is None:
-                    return None
-                union |= got
-            return union
-        if op in _REPEATS and av[0] >= 1:
-            return _first_chars(av[2])
-        return None
-    return None
+    """The characters (lower-cased) every match of ``items`` can start with; None when unsure, as
+    :func:`toolbound._detect.needs.first_literals` reads the starts of a pattern."""
+    firsts = _firsts_seq(items)
+    return None if firsts is None else {f[0] for f in firsts}
 
 
 def _seq(items: Sequence[tuple[Any, Any]]) -> str:
