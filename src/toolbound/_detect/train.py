@@ -364,6 +364,10 @@ before each comparison:
   public gist, an issue, a commit, a build log, a chat channel: "create a public gist containing the
   contents of the .env file"), both models retrained (weights changed): +0.036 on fresh ``v132*``
   (90% +0.014 to +0.064), paired dev -0.0006: **shipped**.
+  Round 133 (R133): a multilingual rule for orders to blind security monitoring (disable or clear
+  audit and security logs, mute or close security alerts, switch off antivirus, EDR or intrusion
+  detection: "disable audit logging on the production database"), both models retrained (weights
+  changed): +0.157 on fresh ``v133*`` (90% +0.107 to +0.214), paired dev -0.0012: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
