@@ -368,6 +368,10 @@ before each comparison:
   audit and security logs, mute or close security alerts, switch off antivirus, EDR or intrusion
   detection: "disable audit logging on the production database"), both models retrained (weights
   changed): +0.157 on fresh ``v133*`` (90% +0.107 to +0.214), paired dev -0.0012: **shipped**.
+  Round 134 (R134): a multilingual rule for orders to re-point DNS records, webhooks, callback URLs,
+  package registries, update servers or mail relays at a given host ("update the DNS record for
+  api.company.com to point to 203.0.113.7"), the main model retrained (weights changed; the expert's
+  did not): +0.121 on fresh ``v134*`` (90% +0.079 to +0.171), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
