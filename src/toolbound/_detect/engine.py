@@ -167,7 +167,9 @@ class Scanner:
         # Findings of short texts (at most SHORT_SCAN characters): a scan is a pure function of the
         # text, and the same statuses, labels and names come back in result after result. Emptied
         # when full; a result with an engine.timeout finding is never kept (timing is not the text).
-        self._short: dict[str, tuple[tuple[Finding, ...], tuple[Encoded, ...]]] = {}
+        # With them, the text's prefilter hits (when ``scan_decoded`` would put them in a memo), so
+        # that a text answered from here still gives the cross-field scan its hits.
+        self._short: dict[str, tuple[tuple[Finding, ...], tuple[Encoded, ...], HitParts | None]] = {}
         self._pattern_rules = [i for i, r in enumerate(self.rules) if r.compiled]
         # A rule's patterns joined into one alternation: one pass over a window instead of one per
         # pattern (the regex module's per-call cost dominates on short windows). Compiled the first
@@ -338,16 +340,21 @@ class Scanner:
         ``memo``: when given, an ASCII ``text`` that folding leaves as it is gets its prefilter hits
         stored there (``memo[text]``), for :meth:`joined_hits` to reuse in the cross-field scan of
         the same result."""
-        if len(text) <= SHORT_SCAN:
+        short = len(text) <= SHORT_SCAN
+        if short:
             hit = self._short.get(text)
             if hit is not None:
+                if memo is not None and hit[2] is not None:
+                    memo[text] = hit[2]
                 return list(hit[0]), hit[1]
+            if memo is None:
+                memo = {}  # the hits are kept with the findings (a memo costs the scan nothing)
         runs: list[Encoded] = []
         out = self._findings(self._scan(text, 0, decoded=runs, memo=memo))
-        if len(text) <= SHORT_SCAN and not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
+        if short and not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
             if len(self._short) >= SHORT_SCAN_LIMIT:
                 self._short.clear()
-            self._short[text] = (tuple(out), tuple(runs))
+            self._short[text] = (tuple(out), tuple(runs), memo.get(text))  # type: ignore[union-attr]
         return out, tuple(runs)
 
     def prefilter_hits(self, text: str) -> bool:
@@ -379,10 +386,12 @@ class Scanner:
 
         def add(parts: HitParts, shift: int) -> None:
             for g, part in zip(groups, parts):
+                if not part:
+                    continue  # most pieces (ids, dates, labels) hold few hits, often none
                 if shift:
-                    g.extend((s + shift, e + shift, lit) for s, e, lit in part)
+                    g += [(s + shift, e + shift, lit) for s, e, lit in part]
                 else:
-                    g.extend(part)
+                    g += part
 
         def flush() -> None:
             if todo:
@@ -476,12 +485,13 @@ class Scanner:
 
     def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None, raw: str | None = None,
                lits: list[tuple[int, int, str]] | None = None, memo: dict[str, HitParts] | None = None
-               ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]], list[tuple[int, int]],
+               ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int, str]], list[tuple[int, int]],
                           list[tuple[int, int, Rule]], set[tuple[int, int, int]]]:
         """Run the rules over folded text ``ft``.
 
-        Returns ``(matches per rule index, keyword spans, rot13 hit spans, timeouts, leet matches)``,
-        offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
+        Returns ``(matches per rule index, keyword hits (start, end, literal), rot13 hit spans,
+        timeouts, leet matches)``, offsets in ``ft``; leet matches are ``(rule index, start, end)``
+        found only through leetspeak.
         ``raw`` is the text before folding, when there is one: the language gate also reads its
         letters (folding reads Turkish ı as i). ``lits``: the prefilter's hits in ``ft`` when the
         caller has them; ``memo``: where an ASCII ``ft``'s hits are stored (see ``scan_decoded``).
@@ -507,7 +517,6 @@ class Scanner:
             found_lits = parts[0] + parts[1] + parts[2] + parts[3]
         else:
             found_lits = self._prefilter(asc, low_if_unicode)
-        kw = [(s, e) for s, e, _ in found_lits]
         # Hits grouped by literal: a literal repeated down a document costs one lookup of its rules.
         by_lit: dict[str, list[tuple[int, int, str]]] = {}
         for h in found_lits:
@@ -652,7 +661,7 @@ class Scanner:
                         timeouts.append((a, b, rule))
             if found:
                 out[ri] = _disjoint(found)[:MAX_FINDINGS_PER_RULE]
-        return out, kw, rot, timeouts, set(leet_found)
+        return out, found_lits, rot, timeouts, set(leet_found)
 
     def _find(self, ri: int, pat: Any, idxs: tuple[int, ...], text: str, a: int, b: int, chk: str | None,
               check: bool, seen: Presence | None = None) -> list[tuple[int, int]]:
@@ -828,13 +837,13 @@ class Scanner:
         ids = {c for e in evs for c in e.context}
         return self._findings(evs), ids
 
-    def _keyword_evasions(self, f: Folded, kw: list[tuple[int, int]], evs: list[_Ev]) -> None:
+    def _keyword_evasions(self, f: Folded, kw: list[tuple[int, int, str]], evs: list[_Ev]) -> None:
         """Builtins: a prefilter keyword that was split by invisible characters or spelt with lookalikes."""
         todo = [(rule, spans) for name, spans in (("invisible_in_word", f.invisibles), ("homoglyph_word", f.homoglyphs))
                 if spans and (rule := self._builtins.get(name)) is not None]
         if not todo or not kw:
             return
-        orig_kw = [f.map.span(s, e) for s, e in kw]
+        orig_kw = [f.map.span(h[0], h[1]) for h in kw]
         index = SpanIndex(orig_kw)  # a text of many lookalike words has as many keyword hits
         for rule, spans in todo:
             for a, b in spans:
