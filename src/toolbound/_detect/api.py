@@ -164,11 +164,13 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
     """Findings in the joined text that cross at least one field boundary. ``memo``: the strings'
     prefilter hits from their own scans (``Scanner.scan_decoded``), reused for the joined text
     rather than found again (``Scanner.joined_hits``). ``own``: the strings' own findings (placed at
-    their paths); a match in the joined text that holds one of the same rule adds nothing.
+    their paths).
 
-    A match that reaches back over a separator only through the whitespace or the line start its
-    pattern reads before it (rules that begin ``(?:^|\\n\\s*|...)``) lies in one field: it is reported
-    there, as a finding of that field, unless that field's own scan found it."""
+    A match that reaches back over a separator only through the blanks or the line start its pattern
+    reads before it (rules that begin ``(?:^|\\n\\s*|...)``) lies in one field: it is reported there,
+    as a finding of that field, unless that field's own scan found it (a finding of the same rule
+    there overlaps it). A match that does span fields is reported even where it holds a field's own
+    finding: it says how far the payload reaches."""
     from bisect import bisect_left, bisect_right
 
     starts: list[int] = []
@@ -215,19 +217,21 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
             while s < t and joined[s].isspace():
                 s += 1  # the separator and the blanks around it are no part of the payload
             key = (f.rule_id, s, t)
-            if key in seen or any(s <= x and y <= t for x, y in covered.get(f.rule_id, ())):
-                continue  # found before, or holds what a field's own scan found
+            if key in seen:
+                continue
             seen.add(key)
             first = bisect_right(starts, s) - 1
             last = bisect_right(starts, t - 1) - 1
             local_start = max(0, s - starts[first])
             if first == last:
-                # only blanks before the separator: the match lies in one field, which its own
-                # scan missed (its pattern wants a line start or a space before it)
+                # only blanks before the separator, or the separator is all it takes of the next
+                # field: the match lies in one field, which its own scan missed (its pattern wants a
+                # line start, a space or a line end around it)
                 if any(x < t and s < y for x, y in covered.get(f.rule_id, ())):
                     continue
-                out.append(Finding(f.rule_id, f.family, f.severity, local_start, t - starts[first], f.reason,
-                                   paths[first], f.score, f.stage, f.detail))
+                local_end = min(t - starts[first], len(texts[first]))  # a match may end on the separator
+                out.append(Finding(f.rule_id, f.family, f.severity, min(local_start, local_end), local_end,
+                                   f.reason, paths[first], f.score, f.stage, f.detail))
                 continue
             local_end = len(texts[first])
             spanned = paths[first:last + 1]
