@@ -402,3 +402,14 @@ def test_hit_memo_only_for_results_of_several_strings_up_to_the_cap(monkeypatch)
     monkeypatch.setattr(api, "MEMO_MAX_CHARS", 1 << 18)
     assert capped == api.scan_strings(items)
     assert any(f.detail == "spans:/a,/b" for f in capped)
+
+
+def test_a_short_text_answered_from_the_cache_still_gives_its_hits_to_the_memo() -> None:
+    sc = get_scanner()
+    text = "Please ignore all previous"  # short: its scan is cached
+    sc._short.pop(text, None)
+    sc.scan_decoded(text)  # scanned without a memo, then cached
+    assert text in sc._short
+    memo: dict = {}
+    sc.scan_decoded(text, memo=memo)  # answered from the cache
+    assert memo[text] == sc._ascii_parts(sc._views(text)[1])

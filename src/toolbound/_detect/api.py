@@ -155,15 +155,22 @@ def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = N
         if runs:
             decoded[path] = runs
     if len(texts) > 1:
-        out.extend(_cross_field(scanner, paths, texts, memo))
+        out.extend(_cross_field(scanner, paths, texts, memo, own=out))
     return out, decoded
 
 
-def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None = None  # type: ignore[no-untyped-def]
-                 ) -> list[Finding]:
+def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None = None,  # type: ignore[no-untyped-def]
+                 own: Sequence[Finding] = ()) -> list[Finding]:
     """Findings in the joined text that cross at least one field boundary. ``memo``: the strings'
     prefilter hits from their own scans (``Scanner.scan_decoded``), reused for the joined text
-    rather than found again (``Scanner.joined_hits``)."""
+    rather than found again (``Scanner.joined_hits``). ``own``: the strings' own findings (placed at
+    their paths).
+
+    A match that reaches back over a separator only through the blanks or the line start its pattern
+    reads before it (rules that begin ``(?:^|\\n\\s*|...)``) lies in one field: it is reported there,
+    as a finding of that field, unless that field's own scan found it (a finding of the same rule
+    there overlaps it). A match that does span fields is reported even where it holds a field's own
+    finding: it says how far the payload reaches."""
     from bisect import bisect_left, bisect_right
 
     starts: list[int] = []
@@ -181,6 +188,12 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
             windows[-1][1] = max(windows[-1][1], e)
         else:
             windows.append([a, e])
+    index = {p: k for k, p in enumerate(paths)}
+    covered: dict[str, list[tuple[int, int]]] = {}  # rule id -> its own findings, joined offsets
+    for f in own:
+        k = index.get(f.path)
+        if k is not None:
+            covered.setdefault(f.rule_id, []).append((starts[k] + f.start, starts[k] + f.end))
     out: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
     for a, e in windows:
@@ -201,6 +214,8 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
             i = bisect_right(bounds, s - 1)  # first separator at or after s
             if i >= len(bounds) or bounds[i] >= t:
                 continue  # inside one field: already reported by the per-field scan
+            while s < t and joined[s].isspace():
+                s += 1  # the separator and the blanks around it are no part of the payload
             key = (f.rule_id, s, t)
             if key in seen:
                 continue
@@ -208,6 +223,16 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
             first = bisect_right(starts, s) - 1
             last = bisect_right(starts, t - 1) - 1
             local_start = max(0, s - starts[first])
+            if first == last:
+                # only blanks before the separator, or the separator is all it takes of the next
+                # field: the match lies in one field, which its own scan missed (its pattern wants a
+                # line start, a space or a line end around it)
+                if any(x < t and s < y for x, y in covered.get(f.rule_id, ())):
+                    continue
+                local_end = min(t - starts[first], len(texts[first]))  # a match may end on the separator
+                out.append(Finding(f.rule_id, f.family, f.severity, min(local_start, local_end), local_end,
+                                   f.reason, paths[first], f.score, f.stage, f.detail))
+                continue
             local_end = len(texts[first])
             spanned = paths[first:last + 1]
             out.append(Finding(f.rule_id, f.family, f.severity, min(local_start, local_end), local_end,

@@ -31,6 +31,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any
 
 import regex
@@ -74,6 +75,8 @@ SHORT_SCAN_LIMIT = 8192
 _ROT13_KEYWORDS = ("ignore", "disregard", "instructions", "previous", "system prompt", "assistant",
                    "jailbreak", "password", "reveal", "exfiltrate", "forward", "confidential")
 _ROT13 = -1
+_START = itemgetter(0)
+_END = itemgetter(1)
 
 _LEET_BYTES = bytes.maketrans(b"013457", b"oieast")
 _CJK = re.compile(r"[\u0600-\u06ff\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -167,7 +170,9 @@ class Scanner:
         # Findings of short texts (at most SHORT_SCAN characters): a scan is a pure function of the
         # text, and the same statuses, labels and names come back in result after result. Emptied
         # when full; a result with an engine.timeout finding is never kept (timing is not the text).
-        self._short: dict[str, tuple[tuple[Finding, ...], tuple[Encoded, ...]]] = {}
+        # With them, the text's prefilter hits (when ``scan_decoded`` would put them in a memo), so
+        # that a text answered from here still gives the cross-field scan its hits.
+        self._short: dict[str, tuple[tuple[Finding, ...], tuple[Encoded, ...], HitParts | None]] = {}
         self._pattern_rules = [i for i, r in enumerate(self.rules) if r.compiled]
         # A rule's patterns joined into one alternation: one pass over a window instead of one per
         # pattern (the regex module's per-call cost dominates on short windows). Compiled the first
@@ -338,16 +343,21 @@ class Scanner:
         ``memo``: when given, an ASCII ``text`` that folding leaves as it is gets its prefilter hits
         stored there (``memo[text]``), for :meth:`joined_hits` to reuse in the cross-field scan of
         the same result."""
-        if len(text) <= SHORT_SCAN:
+        short = len(text) <= SHORT_SCAN
+        if short:
             hit = self._short.get(text)
             if hit is not None:
+                if memo is not None and hit[2] is not None:
+                    memo[text] = hit[2]
                 return list(hit[0]), hit[1]
+            if memo is None:
+                memo = {}  # the hits are kept with the findings (a memo costs the scan nothing)
         runs: list[Encoded] = []
         out = self._findings(self._scan(text, 0, decoded=runs, memo=memo))
-        if len(text) <= SHORT_SCAN and not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
+        if short and not any(f.rule_id == TIMEOUT_RULE_ID for f in out):
             if len(self._short) >= SHORT_SCAN_LIMIT:
                 self._short.clear()
-            self._short[text] = (tuple(out), tuple(runs))
+            self._short[text] = (tuple(out), tuple(runs), memo.get(text))  # type: ignore[union-attr]
         return out, tuple(runs)
 
     def prefilter_hits(self, text: str) -> bool:
@@ -379,10 +389,12 @@ class Scanner:
 
         def add(parts: HitParts, shift: int) -> None:
             for g, part in zip(groups, parts):
+                if not part:
+                    continue  # most pieces (ids, dates, labels) hold few hits, often none
                 if shift:
-                    g.extend((s + shift, e + shift, lit) for s, e, lit in part)
+                    g += [(s + shift, e + shift, lit) for s, e, lit in part]
                 else:
-                    g.extend(part)
+                    g += part
 
         def flush() -> None:
             if todo:
@@ -476,12 +488,13 @@ class Scanner:
 
     def _match(self, ft: str, *, allow_rot13: bool, across: Sequence[int] | None = None, raw: str | None = None,
                lits: list[tuple[int, int, str]] | None = None, memo: dict[str, HitParts] | None = None
-               ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int]], list[tuple[int, int]],
+               ) -> tuple[dict[int, list[tuple[int, int]]], list[tuple[int, int, str]], list[tuple[int, int]],
                           list[tuple[int, int, Rule]], set[tuple[int, int, int]]]:
         """Run the rules over folded text ``ft``.
 
-        Returns ``(matches per rule index, keyword spans, rot13 hit spans, timeouts, leet matches)``,
-        offsets in ``ft``; leet matches are ``(rule index, start, end)`` found only through leetspeak.
+        Returns ``(matches per rule index, keyword hits (start, end, literal), rot13 hit spans,
+        timeouts, leet matches)``, offsets in ``ft``; leet matches are ``(rule index, start, end)``
+        found only through leetspeak.
         ``raw`` is the text before folding, when there is one: the language gate also reads its
         letters (folding reads Turkish ı as i). ``lits``: the prefilter's hits in ``ft`` when the
         caller has them; ``memo``: where an ASCII ``ft``'s hits are stored (see ``scan_decoded``).
@@ -492,11 +505,8 @@ class Scanner:
         leet_views: dict[tuple[int, int], tuple[str, str | None, Presence | None, Utf8 | None] | None] = {}
         present = text_scripts(ft)
         leet = _has_any(low, _LEET_DIGITS)
-        leet_rules: set[int] = set()
-        hits: dict[int, list[tuple[int, int, str]]] = {}
         rot: list[tuple[int, int]] = []
         hit_rules = self._hit_rules
-        req: dict[int, list[int]] = {}
         hit_req = self._hit_req
         hit_word = self._hit_word
         n_low = len(low)
@@ -507,7 +517,6 @@ class Scanner:
             found_lits = parts[0] + parts[1] + parts[2] + parts[3]
         else:
             found_lits = self._prefilter(asc, low_if_unicode)
-        kw = [(s, e) for s, e, _ in found_lits]
         # Hits grouped by literal: a literal repeated down a document costs one lookup of its rules.
         by_lit: dict[str, list[tuple[int, int, str]]] = {}
         for h in found_lits:
@@ -516,46 +525,45 @@ class Scanner:
                 by_lit[h[2]] = [h]
             else:
                 occ.append(h)
-        unsorted: set[int] = set()
+        # Each rule's literals and required literals, in the order the rules are first hit. The
+        # per-hit work (spans, required positions, leet checks) is done below only for the rules
+        # that pass the cheaper per-rule checks: most rules a text hits go no further.
+        order: list[int] = []
+        rule_lits: dict[int, list[str]] = {}
+        req_lits: dict[int, list[tuple[str, bool]]] = {}
         for lit, occ in by_lit.items():
-            if leet and lit.isascii() and any(low[s:e] != lit for s, e, _ in occ):
-                # The keyword appears only through leetspeak: its rules also run on the unleeted view.
-                leet_rules.update(hit_rules[lit])
-            if hit_req[lit]:
-                _add_positions(req, hit_req[lit], [h[0] for h in occ])
-            if hit_word[lit]:  # rules that hold this literal only as a whole word
-                _add_positions(req, hit_word[lit], [h[0] for h in occ if h[1] >= n_low or not low[h[1]].isalnum()])
+            for ri in hit_req[lit]:
+                rl = req_lits.get(ri)
+                if rl is None:
+                    req_lits[ri] = [(lit, False)]
+                else:
+                    rl.append((lit, False))
+            for ri in hit_word[lit]:  # rules that hold this literal only as a whole word
+                rl = req_lits.get(ri)
+                if rl is None:
+                    req_lits[ri] = [(lit, True)]
+                else:
+                    rl.append((lit, True))
             for ri in hit_rules[lit]:
                 if ri == _ROT13:
                     if allow_rot13:
                         rot.extend((s, e) for s, e, _ in occ)
                     continue
-                lst = hits.get(ri)
+                lst = rule_lits.get(ri)
                 if lst is None:
-                    hits[ri] = occ if len(hit_rules[lit]) == 1 else list(occ)
+                    rule_lits[ri] = [lit]
+                    order.append(ri)
                 else:
-                    lst.extend(occ)
-                    unsorted.add(ri)
-        for ri in unsorted:
-            hits[ri].sort()  # windows are merged in position order
+                    lst.append(lit)
         rot.sort()
         n = len(ft)
-        for ri in self._always:
-            hits[ri] = [(0, n, "")]
+        always = self._always
+        order.extend(ri for ri in always if ri not in rule_lits)
+        leet_lit: dict[str, bool] = {}  # whether a literal appears (somewhere) only through leetspeak
         gate = self._gate
         words: frozenset[str] | None = None
         raw_low: str | None = None
         allowed: dict[tuple[str, ...], bool] = {}  # one answer per language set and text
-        for ri in [ri for ri in hits if ri in gate]:
-            ok = allowed.get(gate[ri])
-            if ok is None:
-                if words is None:
-                    words = text_words(low)
-                    if raw is not None and raw is not ft and not raw.isascii():
-                        raw_low = raw.lower()
-                ok = allowed[gate[ri]] = gate_allows(gate[ri], low, words, raw_low)
-            if not ok:
-                del hits[ri]  # a text in a known language, with no word or letter of the rule's
         out: dict[int, list[tuple[int, int]]] = {}
         timeouts: list[tuple[int, int, Rule]] = []
         leet_found: list[tuple[int, int, int]] = []
@@ -563,25 +571,56 @@ class Scanner:
         superset = self._superset
         # The RE2 skip reads ASCII and nearly-ASCII texts (superset.utf8): on the others its automata
         # grow far more states for little gain (peak memory over the corpus 761 MB when they read
-        # every text; the engine alone needs about 280 MB there).
-        enc = utf8(ft) if hits and superset is not None else None
-        data = None if enc is None else enc.data
-        for ri, spans in hits.items():
+        # every text; the engine alone needs about 280 MB there). Encoded when first asked.
+        enc: Utf8 | None = None
+        data: bytes | None = None
+        encoded = superset is None
+        for ri in order:
             if n < rule_minw[ri]:
                 continue  # the text is shorter than any match of this rule
             rule = self.rules[ri]
             rpos: list[int] | None = None
             if rule.requires:
-                rpos = req.get(ri)
+                rl = req_lits.get(ri)
+                if not rl:
+                    continue
+                rpos = []
+                for lit, whole in rl:
+                    if whole:
+                        rpos += [h[0] for h in by_lit[lit] if h[1] >= n_low or not low[h[1]].isalnum()]
+                    else:
+                        rpos += [h[0] for h in by_lit[lit]]
                 if not rpos:
                     continue
                 rpos.sort()
-            cover = across if across is not None and rule.family != CONTEXT_FAMILY else None
-            found: list[tuple[int, int]] = []
             viable, vrun = self._viable(ri, present)
             if vrun is None:
                 continue  # every pattern needs a script the text does not hold
-            with_leet = ri in leet_rules
+            lits_r = rule_lits.get(ri)
+            spans: list[tuple[int, int, str]]
+            if ri in always:
+                spans = [(0, n, "")]
+            elif len(lits_r) == 1:  # type: ignore[arg-type]
+                spans = by_lit[lits_r[0]]  # type: ignore[index]
+            else:
+                spans = sorted(h for lit in lits_r for h in by_lit[lit])  # type: ignore[union-attr]
+            with_leet = False
+            if leet and lits_r:
+                for lit in lits_r:
+                    is_leet = leet_lit.get(lit)
+                    if is_leet is None:
+                        # The keyword appears only through leetspeak: its rules also run on the
+                        # unleeted view.
+                        is_leet = leet_lit[lit] = lit.isascii() and any(low[s:e] != lit for s, e, _ in by_lit[lit])
+                    if is_leet:
+                        with_leet = True
+                        break
+            if not encoded:
+                enc = utf8(ft)
+                data = None if enc is None else enc.data
+                encoded = True
+            cover = across if across is not None and rule.family != CONTEXT_FAMILY else None
+            found: list[tuple[int, int]] = []
             per_window = False
             plain = True  # whether the windows of the text itself can hold a match
             if data is not None:
@@ -590,14 +629,26 @@ class Scanner:
                 # also runs on leet views still reads those (other texts, each asked on its own
                 # below). A long stretch (a long text with hits far apart) is not read whole: each
                 # window asks on its own before it is searched.
-                lo = max(0, min(sp[0] for sp in spans) - rule.window)
-                hi = min(n, max(sp[1] for sp in spans) + rule.window)
+                lo = max(0, min(map(_START, spans)) - rule.window)
+                hi = min(n, max(map(_END, spans)) + rule.window)
                 per_window = hi - lo > SUPERSET_STRETCH
                 if not per_window and not superset.possible(  # type: ignore[union-attr]
                         ri, data, enc.at(lo), enc.at(hi)):  # type: ignore[union-attr]
                     if not with_leet:
                         continue
                     plain = False
+            # The language gate last: its word list of the text is built only for a rule that got
+            # this far (the order of these checks changes no finding, only what they cost).
+            if ri in gate:
+                ok = allowed.get(gate[ri])
+                if ok is None:
+                    if words is None:
+                        words = text_words(low)
+                        if raw is not None and raw is not ft and not raw.isascii():
+                            raw_low = raw.lower()
+                    ok = allowed[gate[ri]] = gate_allows(gate[ri], low, words, raw_low)
+                if not ok:
+                    continue  # a text in a known language, with no word or letter of the rule's
             groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if len(rule.compiled) == 1:
                 groups = [(vrun, spans, viable)]
@@ -652,7 +703,7 @@ class Scanner:
                         timeouts.append((a, b, rule))
             if found:
                 out[ri] = _disjoint(found)[:MAX_FINDINGS_PER_RULE]
-        return out, kw, rot, timeouts, set(leet_found)
+        return out, found_lits, rot, timeouts, set(leet_found)
 
     def _find(self, ri: int, pat: Any, idxs: tuple[int, ...], text: str, a: int, b: int, chk: str | None,
               check: bool, seen: Presence | None = None) -> list[tuple[int, int]]:
@@ -828,13 +879,13 @@ class Scanner:
         ids = {c for e in evs for c in e.context}
         return self._findings(evs), ids
 
-    def _keyword_evasions(self, f: Folded, kw: list[tuple[int, int]], evs: list[_Ev]) -> None:
+    def _keyword_evasions(self, f: Folded, kw: list[tuple[int, int, str]], evs: list[_Ev]) -> None:
         """Builtins: a prefilter keyword that was split by invisible characters or spelt with lookalikes."""
         todo = [(rule, spans) for name, spans in (("invisible_in_word", f.invisibles), ("homoglyph_word", f.homoglyphs))
                 if spans and (rule := self._builtins.get(name)) is not None]
         if not todo or not kw:
             return
-        orig_kw = [f.map.span(s, e) for s, e in kw]
+        orig_kw = [f.map.span(h[0], h[1]) for h in kw]
         index = SpanIndex(orig_kw)  # a text of many lookalike words has as many keyword hits
         for rule, spans in todo:
             for a, b in spans:
@@ -921,19 +972,6 @@ class Scanner:
                                e.rule.reason + e.note, score=round(e.weight, 4), detail=e.detail))
         out.sort(key=lambda x: (x.start, -x.end, x.rule_id))
         return out
-
-
-def _add_positions(req: dict[int, list[int]], rules: Sequence[int], at: list[int]) -> None:
-    """Add the positions ``at`` of a required literal to each of ``rules``' lists in ``req`` (one
-    list per rule, sorted in place later)."""
-    if not at:
-        return
-    for ri in rules:
-        lst = req.get(ri)
-        if lst is None:
-            req[ri] = at.copy()
-        else:
-            lst.extend(at)
 
 
 def _presence(chk: str | None) -> Presence | None:

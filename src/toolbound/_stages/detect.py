@@ -54,7 +54,7 @@ def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], d
             out.extend(f.at(path) for f in hit[0])
         if hit[1]:
             decoded[path] = next(iter(hit[1].values()))
-    out.extend(api._cross_field(get_scanner(), [p for p, _ in items], texts, memo))
+    out.extend(api._cross_field(get_scanner(), [p for p, _ in items], texts, memo, own=out))
     return out, decoded
 
 
