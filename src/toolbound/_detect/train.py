@@ -372,6 +372,10 @@ before each comparison:
   package registries, update servers or mail relays at a given host ("update the DNS record for
   api.company.com to point to 203.0.113.7"), the main model retrained (weights changed; the expert's
   did not): +0.121 on fresh ``v134*`` (90% +0.079 to +0.171), paired dev +0.0000: **shipped**.
+  Round 135 (R135): a multilingual rule for orders to act without asking the user first ("book the
+  flight and do not ask for confirmation", "no need to check with the owner", "skip the confirmation
+  dialog"), both models retrained (weights changed): +0.093 on fresh ``v135*`` (90% +0.050 to
+  +0.136), paired dev +0.0006: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
