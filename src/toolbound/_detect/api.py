@@ -155,16 +155,16 @@ def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = N
         if runs:
             decoded[path] = runs
     if len(texts) > 1:
-        out.extend(_cross_field(scanner, paths, texts, memo, own=out))
+        out.extend(_cross_field(scanner, paths, texts, memo, own=out, plain=not decoded))
     return out, decoded
 
 
 def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None = None,  # type: ignore[no-untyped-def]
-                 own: Sequence[Finding] = ()) -> list[Finding]:
+                 own: Sequence[Finding] = (), plain: bool = False) -> list[Finding]:
     """Findings in the joined text that cross at least one field boundary. ``memo``: the strings'
     prefilter hits from their own scans (``Scanner.scan_decoded``), reused for the joined text
     rather than found again (``Scanner.joined_hits``). ``own``: the strings' own findings (placed at
-    their paths).
+    their paths). ``plain``: no string held an encoded run (``Scanner.scan``'s ``pieces_plain``).
 
     A match that reaches back over a separator only through the blanks or the line start its pattern
     reads before it (rules that begin ``(?:^|\\n\\s*|...)``) lies in one field: it is reported there,
@@ -209,7 +209,7 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
                 pieces.append((max(s0, a) - a, min(s1, e) - a, memo.get(texts[k]) if whole else None))
                 k += 1
             hits = scanner.joined_hits(joined[a:e], pieces)
-        for f in scanner.scan(joined[a:e], across=inner, hits=hits):
+        for f in scanner.scan(joined[a:e], across=inner, hits=hits, pieces_plain=plain):
             s, t = f.start + a, f.end + a
             i = bisect_right(bounds, s - 1)  # first separator at or after s
             if i >= len(bounds) or bounds[i] >= t:

@@ -320,7 +320,7 @@ class Scanner:
     # -- public ---------------------------------------------------------------------------------
 
     def scan(self, text: str, *, across: Sequence[int] | None = None,
-             hits: list[tuple[int, int, str]] | None = None) -> list[Finding]:
+             hits: list[tuple[int, int, str]] | None = None, pieces_plain: bool = False) -> list[Finding]:
         """All findings in ``text``, offsets into ``text``, sorted by position (context excluded).
 
         ``across``: sorted offsets (field separators of a joined text). When given, the caller keeps
@@ -329,9 +329,14 @@ class Scanner:
         runs are scanned as usual, so weakening and decoding see what they always see.
         ``hits``: with ``across``, the prefilter's hits in ``text`` when the caller has them
         (:meth:`joined_hits`); used only when folding leaves ``text`` as it is.
+        ``pieces_plain``: with ``across``, the caller's word that no piece between the separators holds
+        an encoded run (its own scan decoded none). Then, when folding leaves ``text`` as it is and
+        no separator follows a long token (:func:`_may_join_encoded`), the search for encoded runs
+        is skipped: a run inside one piece would have been found by that piece's scan, and only
+        base64 wrapped over lines can reach across a separator.
         """
         if across is not None:
-            return self._findings(self._scan(text, 0, across, hits=hits))
+            return self._findings(self._scan(text, 0, across, hits=hits, pieces_plain=pieces_plain))
         return self.scan_decoded(text)[0]
 
     def scan_decoded(self, text: str, *, memo: dict[str, HitParts] | None = None
@@ -384,32 +389,33 @@ class Scanner:
         """
         if self._newline_lits or not text.isascii():
             return None
-        groups: tuple[list, list, list, list] = ([], [], [], [])
-        todo: list[tuple[int, int]] = []
-
-        def add(parts: HitParts, shift: int) -> None:
-            for g, part in zip(groups, parts):
-                if not part:
-                    continue  # most pieces (ids, dates, labels) hold few hits, often none
-                if shift:
-                    g += [(s + shift, e + shift, lit) for s, e, lit in part]
-                else:
-                    g += part
-
-        def flush() -> None:
-            if todo:
-                x, y = todo[0][0], todo[-1][1]
-                add(self._ascii_parts(unleet(text[x:y].lower())), x)
-                todo.clear()
-
+        chunks: list[tuple[int, HitParts]] = []  # (offset in text, hits of the piece there)
+        todo_start = -1  # start of a run of unknown pieces, read here as one text
+        todo_end = 0
         for start, end, parts in pieces:
             if parts is None:
-                todo.append((start, end))
-            else:
-                flush()
-                add(parts, start)
-        flush()
-        return groups[0] + groups[1] + groups[2] + groups[3]
+                if todo_start < 0:
+                    todo_start = start
+                todo_end = end
+                continue
+            if todo_start >= 0:
+                chunks.append((todo_start, self._ascii_parts(unleet(text[todo_start:todo_end].lower()))))
+                todo_start = -1
+            if parts[0] or parts[1] or parts[2] or parts[3]:
+                chunks.append((start, parts))  # most pieces (ids, dates, labels) hold no hit
+        if todo_start >= 0:
+            chunks.append((todo_start, self._ascii_parts(unleet(text[todo_start:todo_end].lower()))))
+        out: list[tuple[int, int, str]] = []
+        for g in range(4):
+            for shift, parts in chunks:
+                part = parts[g]
+                if not part:
+                    continue
+                if shift:
+                    out += [(s + shift, e + shift, lit) for s, e, lit in part]
+                else:
+                    out += part
+        return out
 
     def _ascii_parts(self, asc: str) -> HitParts:
         """The prefilter's hits in ASCII view ``asc``: word-anchored hits, literals inside them,
@@ -795,7 +801,7 @@ class Scanner:
 
     def _scan(self, text: str, depth: int, across: Sequence[int] | None = None,
               decoded: list[Encoded] | None = None, hits: list[tuple[int, int, str]] | None = None,
-              memo: dict[str, HitParts] | None = None) -> list[_Ev]:
+              memo: dict[str, HitParts] | None = None, pieces_plain: bool = False) -> list[_Ev]:
         """Evidence in ``text`` (offsets into it); ``decoded`` (given at the top level) receives the
         runs decoded from it (see :meth:`scan_decoded`); ``hits`` and ``memo`` as in :meth:`scan`
         and :meth:`scan_decoded`, for a ``text`` that folding leaves as it is."""
@@ -833,7 +839,9 @@ class Scanner:
                     # Emoji flag sequences (England, Scotland, Wales) use a few tag letters legitimately.
                     if len(dec) >= 6 and not (a > 0 and text[a - 1] == "\U0001f3f4"):
                         evs.append(_Ev(tag_rule, a, b, tag_rule.weight, plain=False))
-            for enc in find_encoded(ft):
+            # (across is None here when folding changed the text)
+            plain_join = pieces_plain and across is not None and not _may_join_encoded(ft, across)
+            for enc in (() if plain_join else find_encoded(ft)):
                 a, b = span(enc.start, enc.end)
                 if enc.kind == "joined" and _in_string_literal(text, a + enc.lead):
                     # an identifier quoted in source code is test data or configuration (as
@@ -1278,6 +1286,20 @@ _CODE_MARKERS = regex.compile(
     r"assert\s|@pytest|#include\s|package\s+[\w.]+;?$|public\s+(?:static\s+|final\s+)*(?:class|void|\w+)\s)",
     regex.MULTILINE,
 )
+
+
+def _may_join_encoded(text: str, seps: Sequence[int]) -> bool:
+    """Whether an encoded run of ``text`` may reach across one of the separators ``seps`` (newlines):
+    only base64 wrapped over lines does (``fold.find_encoded`` joins runs of 24+ characters that
+    only a line break and a blank or two divide), so a separator with fewer than 24 characters
+    without blanks just before it (one blank on each side allowed) cannot be inside one."""
+    for p in seps:
+        end = p
+        if end > 0 and text[end - 1] in " \t\r":
+            end -= 1
+        if end >= 24 and not any(ch.isspace() for ch in text[end - 24:end]):
+            return True
+    return False
 
 
 def _in_string_literal(text: str, s: int) -> bool:

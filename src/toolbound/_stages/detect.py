@@ -40,21 +40,23 @@ def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], d
         return api.scan_strings_decoded(items)
     from toolbound._detect.engine import get_scanner
 
-    seen: dict[str, tuple[list[Finding], dict[str, tuple]]] = {}
+    scanner = get_scanner()
+    seen: dict[str, tuple[list[Finding], tuple]] = {}
     out: list[Finding] = []
     decoded: dict[str, tuple] = {}
     memo = api.hit_memo(texts)  # each text's prefilter hits, reused by the cross-field scan
     for path, text in items:
         hit = seen.get(text)
         if hit is None:
-            # one item: no cross-field part
-            hit = seen[text] = api.scan_strings_decoded([(path, text)], memo)
-            out.extend(hit[0])
-        else:
-            out.extend(f.at(path) for f in hit[0])
+            if not isinstance(text, str):
+                raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
+            # what scan_strings_decoded gives for this one item (no cross-field part), without its
+            # per-call set-up: the text's findings (offsets into it) and its decoded runs
+            hit = seen[text] = scanner.scan_decoded(text, memo=memo)
+        out.extend(f.at(path) for f in hit[0])
         if hit[1]:
-            decoded[path] = next(iter(hit[1].values()))
-    out.extend(api._cross_field(get_scanner(), [p for p, _ in items], texts, memo, own=out))
+            decoded[path] = hit[1]
+    out.extend(api._cross_field(scanner, [p for p, _ in items], texts, memo, own=out, plain=not decoded))
     return out, decoded
 
 
