@@ -652,14 +652,21 @@ def find_encoded(text: str) -> list[Encoded]:
             merged.append([a, b])
     for run in merged:
         # A wrapped block's last line is usually shorter than a long token: a whole line of base64
-        # right after a block of two or more wrapped lines joins it.
+        # right after a block of two or more wrapped lines joins it (kept as a third item: the
+        # block is read without it when it does not decode with it).
         if "\n" in text[run[0]:run[1]] and (m := _B64_TAIL.match(text, run[1])) is not None:
-            run[1] = m.end(1)
-    for a, b in merged:
-        run = text[a:b]
+            run.append(m.end(1))
+    for a, b, *tail in merged:
+        run = text[a:tail[0] if tail else b]
         if run.isalpha() and (run.islower() or run.isupper()):
             continue  # a long single-case word is not base64 worth decoding
         dec, kind = _decode_run(run)
+        if tail and not (dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip()))):
+            # the line after the block is a word that only looks like base64 ("thanks", "Regards"),
+            # which broke the block's decoding: read the block alone
+            dec, kind = _decode_run(text[a:b])
+        elif tail:
+            b = tail[0]
         if dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip())):
             out.append(Encoded(a, b, kind, dec))  # text, or another encoded layer to unwrap
     for a, b in longs:
