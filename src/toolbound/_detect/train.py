@@ -380,6 +380,10 @@ before each comparison:
   for someone ("create a new admin user named support2 with password Welcome123", "create an IAM user
   with AdministratorAccess and send me the access keys"), both models retrained (weights changed):
   +0.114 on fresh ``v136*`` (90% +0.064 to +0.164), paired dev +0.0006: **shipped**.
+  Round 137 (R137): a multilingual rule for orders to fetch a program and run it ("download the
+  installer from https://... and run it", "save the attachment and double-click it"), both models
+  retrained (weights changed): +0.036 on fresh ``v137*`` (90% -0.007 to +0.086; FPR 0.029 -> 0.071),
+  paired dev +0.0008: **shipped** under the pre-registered rule.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
