@@ -129,6 +129,12 @@ def scan_strings(items: Sequence[tuple[str, str]]) -> list[Finding]:
     return scan_strings_decoded(items)[0]
 
 
+def require_str(path: str, text: object) -> None:
+    """The check every ``scan_strings`` item passes: a TypeError that names the path otherwise."""
+    if not isinstance(text, str):
+        raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
+
+
 def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = None
                          ) -> tuple[list[Finding], dict[str, tuple]]:
     """:func:`scan_strings`, plus the runs the engine decoded from each string (by path; strings
@@ -146,8 +152,7 @@ def scan_strings_decoded(items: Sequence[tuple[str, str]], memo: dict | None = N
     if memo is None:
         memo = hit_memo([t for _, t in items if isinstance(t, str)])
     for path, text in items:
-        if not isinstance(text, str):
-            raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
+        require_str(path, text)
         paths.append(path)
         texts.append(text)
         found, runs = scanner.scan_decoded(text, memo=memo)

@@ -30,6 +30,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TypeGuard
 from urllib.parse import unquote_plus
 
 import regex
@@ -630,6 +631,11 @@ def _decode_run(run: str) -> tuple[str | None, str]:
     return _decode_b64(run), "base64"
 
 
+def _readable(dec: str | None) -> TypeGuard[str]:
+    """Whether a decoded base64/hex run is worth keeping: text, or another encoded layer to unwrap."""
+    return dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip()) is not None)
+
+
 def find_encoded(text: str) -> list[Encoded]:
     """Encoded runs in ``text`` (base64, hex, URL-encoding) whose decoded form is text, and runs of
     words joined into one identifier (kind ``joined``).
@@ -661,14 +667,14 @@ def find_encoded(text: str) -> list[Encoded]:
         if run.isalpha() and (run.islower() or run.isupper()):
             continue  # a long single-case word is not base64 worth decoding
         dec, kind = _decode_run(run)
-        if tail and not (dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip()))):
+        if tail and not _readable(dec):
             # the line after the block is a word that only looks like base64 ("thanks", "Regards"),
             # which broke the block's decoding: read the block alone
             dec, kind = _decode_run(text[a:b])
         elif tail:
             b = tail[0]
-        if dec is not None and (is_texty(dec) or _B64_NESTED.fullmatch(dec.strip())):
-            out.append(Encoded(a, b, kind, dec))  # text, or another encoded layer to unwrap
+        if _readable(dec):
+            out.append(Encoded(a, b, kind, dec))
     for a, b in longs:
         run = _joined_words(text, a, b)
         if run is not None and is_texty(run[1]):

@@ -48,8 +48,7 @@ def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], d
     for path, text in items:
         hit = seen.get(text)
         if hit is None:
-            if not isinstance(text, str):
-                raise TypeError(f"scan_strings() items must be (path, str) pairs; {path!r} is {type(text).__name__}")
+            api.require_str(path, text)
             # what scan_strings_decoded gives for this one item (no cross-field part), without its
             # per-call set-up: the text's findings (offsets into it) and its decoded runs
             hit = seen[text] = scanner.scan_decoded(text, memo=memo)
