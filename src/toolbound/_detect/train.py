@@ -384,6 +384,10 @@ before each comparison:
   installer from https://... and run it", "save the attachment and double-click it"), both models
   retrained (weights changed): +0.036 on fresh ``v137*`` (90% -0.007 to +0.086; FPR 0.029 -> 0.071),
   paired dev +0.0008: **shipped** under the pre-registered rule.
+- session 43, round 138 (H138): the spent ``v81*``, ``v82*`` and ``v84*``-``v137*`` (14,319 records
+  outside the test-only carriers) join the shipped model's training (``corpus/holdout/TRAINING``; the
+  expert leaves them out and is byte-identical): +0.043 on fresh ``v138*`` (90% +0.000 to +0.086;
+  FPR 0.014 -> 0.000), paired dev +0.0066 (90% -0.0012 to +0.0148): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
