@@ -384,6 +384,10 @@ before each comparison:
   installer from https://... and run it", "save the attachment and double-click it"), both models
   retrained (weights changed): +0.036 on fresh ``v137*`` (90% -0.007 to +0.086; FPR 0.029 -> 0.071),
   paired dev +0.0008: **shipped** under the pre-registered rule.
+- session 43, round 138 (H138): the spent ``v81*``, ``v82*`` and ``v84*``-``v137*`` (14,319 records
+  outside the test-only carriers) join the shipped model's training (``corpus/holdout/TRAINING``; the
+  expert leaves them out and is byte-identical): +0.043 on fresh ``v138*`` (90% +0.000 to +0.086;
+  FPR 0.014 -> 0.000), paired dev +0.0066 (90% -0.0012 to +0.0148): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -449,7 +453,13 @@ EXPERT_WEIGHT = 1.0
 fit of the expert; 1.0 weighs it as any other record."""
 EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
                                      "v63", "v64", "v65", "v66", "tr67", "v67", "v68", "v69", "v70", "v71", "v72",
-                                     "v73", "v74", "v75", "v76", "v77", "v78", "v79", "v80")
+                                     "v73", "v74", "v75", "v76", "v77", "v78", "v79", "v80",
+                                     "v81", "v82", "v84", "v85", "v86", "v87", "v88", "v89", "v90", "v91", "v92",
+                                     "v93", "v94", "v95", "v96", "v97", "v98", "v99", "v100", "v101", "v102", "v103",
+                                     "v104", "v105", "v106", "v107", "v108", "v109", "v110", "v111", "v112", "v113",
+                                     "v114", "v115", "v116", "v117", "v118", "v119", "v120", "v121", "v122", "v123",
+                                     "v124", "v125", "v126", "v127", "v128", "v129", "v130", "v131", "v132", "v133",
+                                     "v134", "v135", "v136", "v137")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
