@@ -438,6 +438,23 @@ def test_cross_field_scan_without_encoded_pieces_finds_what_the_full_search_find
     assert api._cross_field(sc, paths, pieces, plain=True) == api._cross_field(sc, paths, pieces, plain=False)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="ab=+/9", min_size=18, max_size=30),
+                          st.sampled_from(" \t\r\n\u00a0\u2003\u3000\x1c\x85")), max_size=8).map("".join), st.data())
+def test_may_join_encoded_reads_blanks_as_str_isspace(text, data) -> None:
+    # The scan reads "24 characters without a blank" with a regex; this is what it must mean, on
+    # every kind of Unicode blank str.isspace() knows (no-break, em and ideographic spaces, ...).
+    from toolbound._detect.engine import _may_join_encoded
+
+    seps = sorted(set(data.draw(st.lists(st.integers(0, max(0, len(text) - 1)), max_size=6)))) if text else []
+
+    def spec(p: int) -> bool:
+        end = p - 1 if p > 0 and text[p - 1] in " \t\r" else p
+        return end >= 24 and not any(ch.isspace() for ch in text[end - 24:end])
+
+    assert _may_join_encoded(text, seps) == any(spec(p) for p in seps)
+
+
 def test_base64_wrapped_over_two_fields_is_decoded_by_the_cross_field_scan() -> None:
     from toolbound._detect import api
     from toolbound._detect.engine import _may_join_encoded

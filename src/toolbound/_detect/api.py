@@ -186,13 +186,14 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
     joined = JOIN_SEPARATOR.join(texts)
     bounds = [s - 1 for s in starts[1:]]  # offsets of the separators
     w = scanner.max_window
-    windows: list[list[int]] = []
-    for b in bounds:
-        a, e = max(0, b - w), min(len(joined), b + 1 + w)
-        if windows and a <= windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], e)
-        else:
-            windows.append([a, e])
+    # The windows of w characters either side of each separator, merged: a window ends where the
+    # next separator is more than two windows away.
+    gap = 2 * w + 1
+    cuts = [i for i in range(1, len(bounds)) if bounds[i] - bounds[i - 1] > gap]
+    n = len(joined)
+    windows = [(max(0, bounds[i] - w), min(n, bounds[j - 1] + 1 + w))
+               for i, j in zip([0, *cuts], [*cuts, len(bounds)])] if bounds else []
+    ends = [s + len(t) for s, t in zip(starts, texts)]
     index = {p: k for k, p in enumerate(paths)}
     covered: dict[str, list[tuple[int, int]]] = {}  # rule id -> its own findings, joined offsets
     for f in own:
@@ -206,13 +207,9 @@ def _cross_field(scanner, paths: list[str], texts: list[str], memo: dict | None 
         hits = None
         if memo:
             # The window's pieces: whole strings (their hits are in memo) and, at its ends, parts.
-            pieces = []
-            k = bisect_right(starts, a) - 1
-            while k < len(texts) and starts[k] < e:
-                s0, s1 = starts[k], starts[k] + len(texts[k])
-                whole = a <= s0 and s1 <= e
-                pieces.append((max(s0, a) - a, min(s1, e) - a, memo.get(texts[k]) if whole else None))
-                k += 1
+            pieces = [(max(starts[k], a) - a, min(ends[k], e) - a,
+                       memo.get(texts[k]) if a <= starts[k] and ends[k] <= e else None)
+                      for k in range(bisect_right(starts, a) - 1, bisect_left(starts, e))]
             hits = scanner.joined_hits(joined[a:e], pieces)
         for f in scanner.scan(joined[a:e], across=inner, hits=hits, pieces_plain=plain):
             s, t = f.start + a, f.end + a

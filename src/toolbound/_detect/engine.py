@@ -505,7 +505,10 @@ class Scanner:
         letters (folding reads Turkish ı as i). ``lits``: the prefilter's hits in ``ft`` when the
         caller has them; ``memo``: where an ASCII ``ft``'s hits are stored (see ``scan_decoded``).
         """
-        low, asc, low_if_unicode = self._views(ft)
+        if lits is None:
+            low, asc, low_if_unicode = self._views(ft)
+        else:
+            low = ft.lower()  # the hits are given: the ASCII view is for finding them
         chk = check_view(ft, low)
         seen = _presence(chk)
         leet_views: dict[tuple[int, int], tuple[str, str | None, Presence | None, Utf8 | None] | None] = {}
@@ -1293,13 +1296,17 @@ def _may_join_encoded(text: str, seps: Sequence[int]) -> bool:
     only base64 wrapped over lines does (``fold.find_encoded`` joins runs of 24+ characters that
     only a line break and a blank or two divide), so a separator with fewer than 24 characters
     without blanks just before it (one blank on each side allowed) cannot be inside one."""
+    full = _NO_BLANK_24.fullmatch
     for p in seps:
         end = p
         if end > 0 and text[end - 1] in " \t\r":
             end -= 1
-        if end >= 24 and not any(ch.isspace() for ch in text[end - 24:end]):
+        if end >= 24 and full(text, end - 24, end) is not None:
             return True
     return False
+
+
+_NO_BLANK_24 = re.compile(r"\S{24}")  # re's \S in a str pattern is exactly ``not str.isspace()``
 
 
 def _in_string_literal(text: str, s: int) -> bool:

@@ -52,7 +52,8 @@ def scan_all_decoded(items: Sequence[tuple[str, str]]) -> tuple[list[Finding], d
             # what scan_strings_decoded gives for this one item (no cross-field part), without its
             # per-call set-up: the text's findings (offsets into it) and its decoded runs
             hit = seen[text] = scanner.scan_decoded(text, memo=memo)
-        out.extend(f.at(path) for f in hit[0])
+        if hit[0]:
+            out.extend(f.at(path) for f in hit[0])
         if hit[1]:
             decoded[path] = hit[1]
     out.extend(api._cross_field(scanner, [p for p, _ in items], texts, memo, own=out, plain=not decoded))
