@@ -387,7 +387,12 @@ before each comparison:
 - session 43, round 138 (H138): the spent ``v81*``, ``v82*`` and ``v84*``-``v137*`` (14,319 records
   outside the test-only carriers) join the shipped model's training (``corpus/holdout/TRAINING``; the
   expert leaves them out and is byte-identical): +0.043 on fresh ``v138*`` (90% +0.000 to +0.086;
-  FPR 0.014 -> 0.000), paired dev +0.0066 (90% -0.0012 to +0.0148): **shipped**.
+  FPR 0.014 -> 0.000), paired dev +0.0066 (90% -0.0012 to +0.0148): **shipped**. Round 139 (R139): a
+  multilingual rule for orders to share the owner's files with anyone who has the link or the public,
+  both models retrained (weights changed): +0.071 on fresh ``v139*`` (90% +0.029 to +0.114), paired dev
+  +0.0006: **shipped**. Round 140: the records of round 138 at half weight (W140) changed no decision
+  on fresh ``v140*`` (+0.000), and main without them (N140) failed the paired dev (-0.0066, 90% lower
+  -0.0148): neither shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
