@@ -459,7 +459,7 @@ fit of the expert; 1.0 weighs it as any other record."""
 ROUND138_SETS: tuple[str, ...] = ("v81", "v82", *(f"v{n}" for n in range(84, 138)))
 """The spent sets round 138 added to the train split (``corpus/holdout/TRAINING``)."""
 SPENT_SET_WEIGHT: float = 0.5
-"""Round 140 (W140): the weight of the records of :data:`ROUND138_SETS` (and their twins) in every fit
+"""Rounds 140-141 (W140, W141): the weight of the records of :data:`ROUND138_SETS` (and their twins) in every fit
 of the shipped model; 1.0 weighs them as any other record (H138)."""
 EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
                                      "v63", "v64", "v65", "v66", "tr67", "v67", "v68", "v69", "v70", "v71", "v72",
