@@ -772,3 +772,28 @@ def test_combiner_pairs_are_recorded_and_reach_only_the_combiner(tmp_path, fast_
     assert with_pairs["passage"] == without["passage"]
     assert (tmp_path / "a" / M.WEIGHTS_FILE).read_bytes() == (tmp_path / "b" / M.WEIGHTS_FILE).read_bytes()
     assert with_pairs["doc"]["weights"] != without["doc"]["weights"]
+
+
+def test_set_weight_reweighs_only_the_named_sets_and_is_recorded(tmp_path, fast_training):
+    """train(set_weight=...) (rounds 140-141): records whose id starts with a named set weigh the given
+    factor (and so change the weights); 1.0 is the same as no option, and the metadata says which."""
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    recs = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    for r in recs:
+        if int(r["id"].split("-")[1]) % 4 < 2:
+            r["id"] = "v99a-" + r["id"]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    quiet = {"log": lambda *_: None}
+    base, same, half, other = (tmp_path / n for n in ("base", "same", "half", "other"))
+    fast_training.train(corpus, base, **quiet)
+    fast_training.train(corpus, same, set_weight=(("v99",), 1.0), **quiet)
+    fast_training.train(corpus, half, set_weight=(("v99",), 0.5), **quiet)
+    fast_training.train(corpus, other, set_weight=(("v98",), 0.5), **quiet)
+    read = lambda d: ((d / M.WEIGHTS_FILE).read_bytes(), json.loads((d / M.META_FILE).read_text()))  # noqa: E731
+    (w_base, m_base), (w_same, m_same), (w_half, m_half), (w_other, m_other) = map(read, (base, same, half, other))
+    assert w_same == w_base and "set_weight" not in m_same["training"]
+    assert w_half != w_base
+    assert m_half["training"]["set_weight"] == {"sets": ["v99"], "weight": 0.5}
+    assert w_other == w_base  # no record of a set "v98": nothing reweighed, only the record of the option
+    assert m_other["training"]["set_weight"] == {"sets": ["v98"], "weight": 0.5}

@@ -393,6 +393,13 @@ before each comparison:
   +0.0006: **shipped**. Round 140: the records of round 138 at half weight (W140) changed no decision
   on fresh ``v140*`` (+0.000), and main without them (N140) failed the paired dev (-0.0066, 90% lower
   -0.0148): neither shipped.
+- session 44, round 141 (W141): W140 again, on main with R139 (the records of round 138 weigh 0.5 in
+  every fit of the shipped model, :data:`SPENT_SET_WEIGHT`): +0.007 on fresh ``v141*`` (90% +0.000 to
+  +0.021), paired dev +0.0087 (90% +0.0046 to +0.0130). Round 142 (R142): a multilingual rule for
+  orders to set up automatic forwarding of the owner's mail ("create an inbox rule that forwards every
+  incoming email to ..."), both models retrained: +0.036 on fresh ``v142*`` (90% +0.007 to +0.071),
+  paired dev +0.0003. Both met their rules, so their combination was trained and met both rules
+  against main (v141 +0.007, v142 +0.029, 90% lower -0.000; paired dev +0.0087): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -456,6 +463,11 @@ EXPERT_LANGUAGES: tuple[str, ...] = ("cs", "fa", "hi", "id", "nl", "pl", "sv", "
 EXPERT_WEIGHT = 1.0
 """Round 43 (E43dw): the weight of a train record (and its twin) in :data:`EXPERT_LANGUAGES` in every
 fit of the expert; 1.0 weighs it as any other record."""
+ROUND138_SETS: tuple[str, ...] = ("v81", "v82", *(f"v{n}" for n in range(84, 138)))
+"""The spent sets round 138 added to the train split (``corpus/holdout/TRAINING``)."""
+SPENT_SET_WEIGHT: float = 0.5
+"""Rounds 140-141 (W140, W141; W141 shipped): the weight of the records of :data:`ROUND138_SETS` (and
+their twins) in every fit of the shipped model; 1.0 weighs them as any other record (H138)."""
 EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
                                      "v63", "v64", "v65", "v66", "tr67", "v67", "v68", "v69", "v70", "v71", "v72",
                                      "v73", "v74", "v75", "v76", "v77", "v78", "v79", "v80",
@@ -1194,7 +1206,8 @@ def confusion(scores: Sequence[float], labels: Sequence[int], t: float) -> dict[
 def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
           splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
           spans: Path | None = None, leave_out: Sequence[str] = (), leave_out_sets: Sequence[str] = (),
-          lang_weight: tuple[Sequence[str], float] | None = None, shipped_openers: bool = False
+          lang_weight: tuple[Sequence[str], float] | None = None, shipped_openers: bool = False,
+          set_weight: tuple[Sequence[str], float] | None = None
           ) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
 
@@ -1272,6 +1285,15 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
             if d.lang in lang_weight[0]:
                 d.weight *= lang_weight[1]
         log(f"records in {', '.join(sorted(lang_weight[0]))} weigh {lang_weight[1]:g}")
+    if set_weight is not None and set_weight[1] != 1.0:
+        prefixes = tuple(set_weight[0])
+        n_w = 0
+        for d in train_docs + bow_extra:
+            rid = d.id[len("twin-"):] if d.id.startswith("twin-") else d.id
+            if rid.startswith(prefixes):
+                d.weight *= set_weight[1]
+                n_w += 1
+        log(f"{n_w:,} records of {len(prefixes)} sets (and their twins) weigh {set_weight[1]:g}")
 
     pairs: list[Doc] = []
     if COMBINER_PAIRS:
@@ -1379,6 +1401,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta["training"]["sets_left_out"] = sorted(sets)
     if lang_weight is not None and lang_weight[1] != 1.0:
         meta["training"]["language_weight"] = {"languages": sorted(lang_weight[0]), "weight": lang_weight[1]}
+    if set_weight is not None and set_weight[1] != 1.0:
+        meta["training"]["set_weight"] = {"sets": list(set_weight[0]), "weight": set_weight[1]}
     if LANGUAGE_FALLBACK:
         meta["training"]["languages"] = sorted({str(r["lang"]) for r in [*train_recs, *extra]})
     if PASSAGE_NEG_EXCLUDE:
@@ -1507,7 +1531,8 @@ def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict
     expert = train(corpus, out / M.EXPERT_DIR, log=log, extra=extra, spans=spans,
                    leave_out_sets=EXPERT_LEAVE_OUT, lang_weight=(EXPERT_LANGUAGES, EXPERT_WEIGHT))
     log(f"shipped model (train records of {', '.join(EXPERT_LANGUAGES)} left out) -> {out}")
-    meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES, shipped_openers=True)
+    meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES, shipped_openers=True,
+                 set_weight=(ROUND138_SETS, SPENT_SET_WEIGHT))
     meta["expert"] = {"dir": M.EXPERT_DIR, "languages": list(EXPERT_LANGUAGES),
                       "weights_sha256": expert["weights_sha256"],
                       "router": "toolbound._detect.langid.added_language"}
