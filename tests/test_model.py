@@ -797,3 +797,30 @@ def test_set_weight_reweighs_only_the_named_sets_and_is_recorded(tmp_path, fast_
     assert m_half["training"]["set_weight"] == {"sets": ["v99"], "weight": 0.5}
     assert w_other == w_base  # no record of a set "v98": nothing reweighed, only the record of the option
     assert m_other["training"]["set_weight"] == {"sets": ["v98"], "weight": 0.5}
+
+
+def test_check_diagnosis_tells_float_rounding_from_changed_inputs(tmp_path, fast_training):
+    """train --check's explanation on failure: the same inputs with slightly different weights (another
+    numpy or CPU) read differently from a changed corpus."""
+    import numpy as np
+
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    a, b = tmp_path / "a", tmp_path / "b"
+    fast_training.train(corpus, a, log=lambda *_: None)
+    fast_training.train(corpus, b, log=lambda *_: None)
+    w = np.frombuffer((b / M.WEIGHTS_FILE).read_bytes(), dtype="<f4").copy()
+    i = int(np.flatnonzero(w)[0])
+    w[i] = np.nextafter(w[i], np.float32(np.inf))  # one value, one unit in the last place
+    (b / M.WEIGHTS_FILE).write_bytes(w.tobytes())
+    [line] = fast_training.check_diagnosis(a, b, [M.WEIGHTS_FILE, M.META_FILE])
+    assert line.startswith("shipped model: same train and dev records and rule packs")
+    assert f"1 of {w.size:,} values differ" in line and "numpy" in line
+
+    _tiny_corpus(corpus, seed=8)
+    c = tmp_path / "c"
+    fast_training.train(corpus, c, log=lambda *_: None)
+    [line] = fast_training.check_diagnosis(c, a, [M.WEIGHTS_FILE, M.META_FILE])
+    assert line.startswith("shipped model: inputs changed (train_sha256")
+    assert fast_training.check_diagnosis(c, tmp_path / "missing", [M.META_FILE]) == [
+        f"shipped model: no {M.META_FILE} in {tmp_path / 'missing'}"]

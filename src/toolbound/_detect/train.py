@@ -4,8 +4,11 @@
                                       [--spans corpus/spans_train.jsonl | --no-spans] [--out src/toolbound/_detect/] [--check]
 
 Needs numpy (training only; inference is pure Python). Deterministic: the same corpus, rule packs
-and seed give byte-identical ``model.bin`` and ``model.json`` (``--check`` retrains and compares
-with the shipped files, the expert's in ``expert/`` too). The test split is never read. Two models
+and seed give byte-identical ``model.bin`` and ``model.json`` in one environment (``--check``
+retrains and compares with the shipped files, the expert's in ``expert/`` too). Another numpy build
+or CPU can round the fits' sums differently (session 44 saw it: the same inputs, weights a few units
+in the last place apart), so on a failure ``--check`` says whether the inputs changed or only the
+rounding (:func:`check_diagnosis`). The test split is never read. Two models
 are trained (:data:`EXPERT`): the shipped one without the train records of
 :data:`EXPERT_LANGUAGES`, and its expert, on every train record but the sets of
 :data:`EXPERT_LEAVE_OUT`, for texts in those languages.
@@ -1514,10 +1517,48 @@ def main(argv: list[str] | None = None) -> int:
         if bad:
             print(f"retrained model differs from the shipped one: {', '.join(bad)} (corpus, rule packs or "
                   "training code changed; run python -m toolbound._detect.train)", file=sys.stderr)
+            for line in check_diagnosis(Path(tmp), args.out, names):
+                print(f"  {line}", file=sys.stderr)
             return 1
         print(f"ok: retraining reproduces the shipped model byte for byte "
               f"(weights sha256 {json.loads((args.out / M.META_FILE).read_text())['weights_sha256'][:16]}...)")
         return 0
+
+
+def check_diagnosis(new: Path, shipped: Path, names: Sequence[str]) -> list[str]:
+    """Why ``--check`` failed, in terms a reader can act on: for each model (shipped, expert), whether
+    the retrained one read the same train and dev records and rule packs as the shipped one (the hashes
+    in ``model.json``), and how far its weights are from the shipped ones. Same inputs and weights that
+    differ only in float rounding (largest difference far below the weights' size) mean another numpy
+    or CPU than the one that trained the shipped files (session 44: numpy's summation differs between
+    builds and instruction sets), not another corpus or code; then retraining in the environment that
+    trained them reproduces them, and retraining here gives a model of the same quality."""
+    np = _np()
+    out: list[str] = []
+    for meta_name in [n for n in names if n.endswith(M.META_FILE)]:
+        where = meta_name[: -len(M.META_FILE)].rstrip("/") or "shipped model"
+        a_meta, b_meta = new / meta_name, shipped / meta_name
+        if not b_meta.exists():
+            out.append(f"{where}: no {meta_name} in {shipped}")
+            continue
+        ta, tb = json.loads(a_meta.read_text())["training"], json.loads(b_meta.read_text())["training"]
+        changed = [k for k in ("train_sha256", "dev_sha256", "rules_sha256", "records", "extra_records")
+                   if ta.get(k) != tb.get(k)]
+        wa = np.frombuffer((new / meta_name).with_name(M.WEIGHTS_FILE).read_bytes(), dtype="<f4")
+        wb_path = (shipped / meta_name).with_name(M.WEIGHTS_FILE)
+        wb = np.frombuffer(wb_path.read_bytes(), dtype="<f4") if wb_path.exists() else np.zeros(0, "<f4")
+        if wa.shape != wb.shape:
+            diff = f"weights of another shape ({wa.size:,} against {wb.size:,} values)"
+        else:
+            d = float(np.max(np.abs(wa.astype("f8") - wb.astype("f8")))) if wa.size else 0.0
+            diff = (f"weights differ by at most {d:.2g} (largest weight {float(np.max(np.abs(wb))):.3g}; "
+                    f"{int(np.count_nonzero(wa != wb)):,} of {wa.size:,} values differ)")
+        if changed:
+            out.append(f"{where}: inputs changed ({', '.join(changed)}); {diff}")
+        else:
+            out.append(f"{where}: same train and dev records and rule packs; {diff}; numpy {np.__version__} "
+                       "here: if the difference is float rounding, another numpy or CPU trained the shipped files")
+    return out
 
 
 def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict[str, Any]] = (),
