@@ -1294,8 +1294,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         prefixes = tuple(set_weight[0])
         n_w = 0
         for d in train_docs + bow_extra:
-            rid = d.id[len("twin-"):] if d.id.startswith("twin-") else d.id
-            if rid.startswith(prefixes):
+            if d.id.removeprefix("twin-").startswith(prefixes):
                 d.weight *= set_weight[1]
                 n_w += 1
         log(f"{n_w:,} records of {len(prefixes)} sets (and their twins) weigh {set_weight[1]:g}")
@@ -1546,8 +1545,8 @@ def check_diagnosis(new: Path, shipped: Path, names: Sequence[str]) -> list[str]
         ta, tb = json.loads(a_meta.read_text())["training"], json.loads(b_meta.read_text())["training"]
         changed = [k for k in ("train_sha256", "dev_sha256", "rules_sha256", "records", "extra_records")
                    if ta.get(k) != tb.get(k)]
-        wa = np.frombuffer((new / meta_name).with_name(M.WEIGHTS_FILE).read_bytes(), dtype="<f4")
-        wb_path = (shipped / meta_name).with_name(M.WEIGHTS_FILE)
+        wa = np.frombuffer(a_meta.with_name(M.WEIGHTS_FILE).read_bytes(), dtype="<f4")
+        wb_path = b_meta.with_name(M.WEIGHTS_FILE)
         wb = np.frombuffer(wb_path.read_bytes(), dtype="<f4") if wb_path.exists() else np.zeros(0, "<f4")
         if wa.shape != wb.shape:
             diff = f"weights of another shape ({wa.size:,} against {wb.size:,} values)"
