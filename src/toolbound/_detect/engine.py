@@ -213,7 +213,8 @@ class Scanner:
         self._rule_minw: dict[int, int] = _Lazy(self._analyse)
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
-        self._viable_cache: dict[tuple[int, frozenset[str]], tuple[tuple[int, ...], Any]] = {}
+        self._viable_cache: dict[tuple[int, frozenset[str]], tuple[int, ...]] = {}
+        self._subsets: dict[tuple[int, tuple[int, ...]], Any] = {}  # alternations of some of a rule's patterns
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         # Per rule, an RE2 superset of its patterns (superset.py), compiled on first use: one linear
         # pass that proves a rule cannot match in its windows before they are searched one by one.
@@ -463,25 +464,35 @@ class Scanner:
         self._first_unions[key] = out
         return out
 
-    def _viable(self, ri: int, present: frozenset[str]) -> tuple[tuple[int, ...], Any]:
-        """Rule ``ri``'s patterns that a text holding ``present`` scripts can match, and their
-        alternation (None when there are none)."""
+    def _viable(self, ri: int, present: frozenset[str]) -> tuple[int, ...]:
+        """Rule ``ri``'s patterns that a text holding ``present`` scripts can match (indices; empty
+        when there are none). Their alternation is compiled by :meth:`_run`, only once a rule has
+        passed the cheaper checks (its RE2 superset most of all)."""
         key = (ri, present)
         try:
             return self._viable_cache[key]
         except KeyError:
             pass
+        self._viable_cache[key] = out = tuple(
+            j for j, need in enumerate(self._scripts[ri]) if scripts_satisfied(need, present))
+        return out
+
+    def _run(self, ri: int, idxs: tuple[int, ...]) -> Any:
+        """The alternation of rule ``ri``'s patterns ``idxs`` (compiled on first use). Compiling is
+        most of what a rule costs the first time it runs in a process (about 7 ms a rule), so it
+        waits until the rule's superset has found something; on benign text most rules a text hits
+        never get that far (session 45)."""
         rule = self.rules[ri]
-        idxs = tuple(j for j, need in enumerate(self._scripts[ri]) if scripts_satisfied(need, present))
         if len(idxs) == len(rule.compiled):
-            run = self._combined[ri]
-        elif len(idxs) == 1:
-            run = rule.compiled[idxs[0]]
-        elif idxs:
-            run = regex.compile("|".join(f"(?:{rule.patterns[j]})" for j in idxs), pattern_flags())
-        else:
-            run = None
-        self._viable_cache[key] = out = (idxs, run)
+            return self._combined[ri]
+        if len(idxs) == 1:
+            return rule.compiled[idxs[0]]
+        key = (ri, idxs)
+        try:
+            return self._subsets[key]
+        except KeyError:
+            pass
+        self._subsets[key] = out = regex.compile("|".join(f"(?:{rule.patterns[j]})" for j in idxs), pattern_flags())
         return out
 
     def _views(self, ft: str) -> tuple[str, str, str | None]:
@@ -602,8 +613,8 @@ class Scanner:
                 if not rpos:
                     continue
                 rpos.sort()
-            viable, vrun = self._viable(ri, present)
-            if vrun is None:
+            viable = self._viable(ri, present)
+            if not viable:
                 continue  # every pattern needs a script the text does not hold
             lits_r = rule_lits.get(ri)
             spans: list[tuple[int, int, str]]
@@ -660,7 +671,7 @@ class Scanner:
                     continue  # a text in a known language, with no word or letter of the rule's
             groups: list[tuple[Any, list[tuple[int, int, str]], tuple[int, ...]]]
             if len(rule.compiled) == 1:
-                groups = [(vrun, spans, viable)]
+                groups = [(self._run(ri, viable), spans, viable)]
             else:
                 per: dict[int, list[tuple[int, int, str]]] = {}
                 every: list[tuple[int, int, str]] = []
@@ -672,7 +683,7 @@ class Scanner:
                         for j in js:
                             if j in viable:
                                 per.setdefault(j, []).append(sp)
-                groups = [(vrun, every, viable)] if every else []
+                groups = [(self._run(ri, viable), every, viable)] if every else []
                 groups += [(rule.compiled[j], per[j], (j,)) for j in sorted(per)]
             needs = self._needs[ri]
             for pat, pspans, idxs in groups:
