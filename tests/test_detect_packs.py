@@ -154,12 +154,15 @@ def test_rules_check_writes_the_checked_list_only_when_clean(tmp_path: Path) -> 
     d = _pack_dir(tmp_path, GOOD_RULE.format(pattern=r"\bzorblax\b"))
     res = cli("rules", "check", "--dir", str(d))
     assert res.returncode == 0 and "1 patterns are not in checked_patterns.txt" in res.stdout
+    assert "1 patterns are not in pattern_analysis.json" in res.stdout
     res = cli("rules", "check", "--dir", str(d), "--write-checked")
     assert res.returncode == 0 and checked_keys(d) == {pattern_key(r"\bzorblax\b")}
-    assert "not in checked_patterns" not in cli("rules", "check", "--dir", str(d)).stdout
+    assert (d / "pattern_analysis.json").is_file()
+    out = cli("rules", "check", "--dir", str(d)).stdout
+    assert "not in checked_patterns" not in out and "pattern_analysis" not in out
     bad = _pack_dir(tmp_path / "bad", GOOD_RULE.format(pattern=r"\bzorblax\b").replace('"please zorblax"', '"zor"'))
     assert cli("rules", "check", "--dir", str(bad), "--write-checked").returncode == 1
-    assert not (bad / CHECKED_FILE).exists()
+    assert not (bad / CHECKED_FILE).exists() and not (bad / "pattern_analysis.json").exists()
     assert cli("rules", "list", "--write-checked").returncode == 2
 
 

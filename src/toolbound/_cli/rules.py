@@ -15,12 +15,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "every pack against detectors/schema.json, compiles every pattern and runs every rule's "
         "examples through the scanner; exit 1 with a report when anything fails. Patterns named in "
         "the folder's checked_patterns.txt compile when their rule first runs, others at load; "
-        "'check --write-checked' rewrites that list after a clean check.")
+        "'check --write-checked' rewrites that list, and the analyses of every pattern the scanner "
+        "reads from pattern_analysis.json, after a clean check.")
     p.add_argument("action", choices=("list", "check"))
     p.add_argument("--dir", metavar="DIR", help="a folder of rule packs (default: the shipped packs)")
     p.add_argument("--json", action="store_true", help="list: print JSON instead of a table")
     p.add_argument("--write-checked", action="store_true",
-                   help="check: when every check passes, write the folder's checked_patterns.txt")
+                   help="check: when every check passes, write the folder's checked_patterns.txt and "
+                        "pattern_analysis.json")
     p.set_defaults(func=run)
 
 
@@ -61,6 +63,7 @@ def _superset_line(rules: list) -> str:  # type: ignore[type-arg]
 def _check(directory: str | None, write: bool = False) -> int:
     from toolbound._detect.check import check_packs, unchecked_patterns
     from toolbound._detect.packs import RulePackError, find_packs_dir, write_checked
+    from toolbound._detect.analysis import ANALYSIS_FILE, stale_keys, write_file
 
     try:
         rules, failures = check_packs(directory)
@@ -79,12 +82,17 @@ def _check(directory: str | None, write: bool = False) -> int:
     if failures:
         return 1
     sys.stdout.write(_superset_line(rules) + "\n")
+    folder = directory if directory is not None else find_packs_dir()
     if write:
-        path = write_checked(directory if directory is not None else find_packs_dir(), rules)
-        sys.stdout.write(f"wrote {path}\n")
+        sys.stdout.write(f"wrote {write_checked(folder, rules)}\n")
+        sys.stdout.write(f"wrote {write_file(folder, rules)}\n")
     else:
         n = unchecked_patterns(directory, rules)
         if n:
             sys.stdout.write(f"note: {n} patterns are not in checked_patterns.txt (compiled at every load); "
                              "'toolbound rules check --write-checked' lists them\n")
+        n = len(stale_keys(folder, rules))
+        if n:
+            sys.stdout.write(f"note: {n} patterns are not in {ANALYSIS_FILE} for this code (analysed at run "
+                             "time, slower at first); 'toolbound rules check --write-checked' writes them\n")
     return 0

@@ -38,8 +38,8 @@ import regex
 
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
-from toolbound._detect.needs import (Needs, Presence, check_view, first_literals, min_width, required_literals,
-                                     required_scripts, satisfied, scripts_satisfied, start_positions,
+from toolbound._detect.analysis import PatternAnalyses
+from toolbound._detect.needs import (Needs, Presence, check_view, satisfied, scripts_satisfied, start_positions,
                                      text_scripts)
 from toolbound._detect.spanindex import SpanIndex
 from toolbound._detect.superset import AVAILABLE as SUPERSET
@@ -201,7 +201,8 @@ class Scanner:
         #   pattern only at those offsets instead of searching every position;
         # - scripts every match holds a character of (required_scripts): a Chinese pattern never
         #   runs on a text without CJK characters.
-        # Each analysis is made the first time the rule runs (see _Lazy), for all its patterns.
+        # Each analysis is made the first time the rule runs (see _Lazy), for all its patterns: read
+        # from the file shipped beside the packs when it holds them for this code (analysis.py).
         self._needs: dict[int, tuple[Needs, ...]] = _Lazy(self._analyse)
         self._firsts: dict[int, tuple[tuple[str, ...] | None, ...]] = _Lazy(self._analyse)
         self._scripts: dict[int, tuple[Any, ...]] = _Lazy(self._analyse)
@@ -218,8 +219,11 @@ class Scanner:
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         # Per rule, an RE2 superset of its patterns (superset.py), compiled on first use: one linear
         # pass that proves a rule cannot match in its windows before they are searched one by one.
+        # The patterns' analyses (needs.py) and RE2 sources, shipped beside the packs (analysis.py).
+        self._analyses = PatternAnalyses(self.rules)
         self._superset: Superset | None = (
-            Superset([r.patterns if r.compiled else () for r in self.rules]) if use_superset and SUPERSET else None)
+            Superset([r.patterns if r.compiled else () for r in self.rules], self._analyses.re2_source)
+            if use_superset and SUPERSET else None)
         lit_rules: dict[str, set[int]] = {}
         req_rules: dict[str, set[int]] = {}
         word_rules: dict[str, set[int]] = {}  # whole-word requires literals (Rule.requires_words)
@@ -310,8 +314,7 @@ class Scanner:
 
     def _analyse(self, i: int) -> None:
         """The analyses of rule ``i``'s patterns (see ``__init__``), pattern by pattern."""
-        per = [(required_literals(p), first_literals(p), required_scripts(p), min_width(p))
-               for p in self.rules[i].patterns]
+        per = [self._analyses.get(p) for p in self.rules[i].patterns]
         self._needs[i] = tuple(_check_order(x[0]) for x in per)
         self._firsts[i] = tuple(x[1] for x in per)
         self._scripts[i] = tuple(x[2] for x in per)

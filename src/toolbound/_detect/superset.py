@@ -44,7 +44,7 @@ import re
 import threading
 from bisect import bisect_left
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolbound._detect.needs import _firsts_seq
@@ -336,8 +336,10 @@ class Superset:
     is always possible. Thread-safe: two threads compiling one rule store equal objects.
     """
 
-    def __init__(self, patterns: Sequence[Sequence[str]]) -> None:
+    def __init__(self, patterns: Sequence[Sequence[str]], source: Callable[[str], str] | None = None) -> None:
         self._patterns = [tuple(p) for p in patterns]
+        # pattern -> its RE2 source (to_re2, or the analyses shipped beside the packs: analysis.py)
+        self._source = source or to_re2
         self._compiled: dict[int, Any] = {}
         self._lock = threading.Lock()
 
@@ -360,7 +362,8 @@ class Superset:
         pats = self._patterns[ri]
         if _re2 is not None and pats:
             try:
-                src = to_re2(pats[0]) if len(pats) == 1 else "|".join(f"(?:{to_re2(p)})" for p in pats)
+                conv = self._source
+                src = conv(pats[0]) if len(pats) == 1 else "|".join(f"(?:{conv(p)})" for p in pats)
                 options = _re2.Options()
                 options.max_mem = budget(len(src))
                 options.log_errors = False  # an exhausted DFA is answered "possible", not logged
