@@ -4,7 +4,6 @@ and a file that does not fit the running code or the patterns is never believed.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,29 +13,12 @@ from toolbound._detect.analysis import ANALYSIS_FILE, PatternAnalyses, analyse, 
 from toolbound._detect.engine import Scanner, get_scanner
 from toolbound._detect.packs import find_packs_dir, load_rules, pattern_key
 
-RULE = '''
-[[rules]]
-id = "override.tmp_rule"
-family = "override"
-description = "A temporary rule used by the tests."
-languages = ["en"]
-severity = "high"
-weight = 0.8
-status = "experimental"
-prefilter = ["zorblax"]
-patterns = ['\\bzorblax\\s+(?:now|today)\\b', '\\bplease\\s+zorblax\\b']
-examples.match = ["zorblax now", "please zorblax"]
-examples.no_match = ["nothing here", "zorb lax"]
-'''
-
 
 def _pack_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "packs"
-    d.mkdir(parents=True)
-    shutil.copy(find_packs_dir() / "schema.json", d / "schema.json")
-    (d / "override.toml").write_text('family = "override"\ndescription = "Temporary pack for tests."\n' + RULE,
-                                     encoding="utf-8")
-    return d
+    """A folder with one rule of two patterns (test_detect_packs.py's temporary rule)."""
+    from test_detect_packs import GOOD_RULE, _pack_dir as make
+
+    return make(tmp_path, GOOD_RULE.format(pattern="\\bzorblax\\s+(?:now|today)\\b', '\\bplease\\s+zorblax\\b"))
 
 
 def test_shipped_analyses_equal_what_the_code_computes_for_every_pattern() -> None:
