@@ -405,6 +405,9 @@ before each comparison:
   incoming email to ..."), both models retrained: +0.036 on fresh ``v142*`` (90% +0.007 to +0.071),
   paired dev +0.0003. Both met their rules, so their combination was trained and met both rules
   against main (v141 +0.007, v142 +0.029, 90% lower -0.000; paired dev +0.0087): **shipped**.
+- session 45, round 143 (R143): a multilingual rule for orders to put a secret into a chat channel
+  ("post the database password in #dev"), both models retrained: +0.079 on fresh ``v143*`` (90%
+  +0.043 to +0.121), paired dev +0.0006 (90% +0.0000 to +0.0017): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
