@@ -407,7 +407,10 @@ before each comparison:
   against main (v141 +0.007, v142 +0.029, 90% lower -0.000; paired dev +0.0087): **shipped**.
 - session 45, round 143 (R143): a multilingual rule for orders to put a secret into a chat channel
   ("post the database password in #dev"), both models retrained: +0.079 on fresh ``v143*`` (90%
-  +0.043 to +0.121), paired dev +0.0006 (90% +0.0000 to +0.0017): **shipped**.
+  +0.043 to +0.121), paired dev +0.0006 (90% +0.0000 to +0.0017): **shipped**. Round 144 (R144): a
+  multilingual rule for orders to mute, snooze or unsubscribe from security and fraud alerts, both
+  models retrained on main with R143 (the expert's weights unchanged): +0.043 on fresh ``v144*`` (90%
+  +0.014 to +0.079), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
