@@ -379,7 +379,8 @@ def readme_sections() -> dict:
             rows.append(f"Texts a process has not seen cost more than the warm figures above: in a new process "
                         f"the first {fc['chunks']} distinct benign 4 KB chunks take {fc['first_us']:,} µs each "
                         f"(each rule's first run: patterns compiled, analyses read, RE2 superset compiled), the "
-                        f"next {fc['chunks']} unseen ones {fc['next_unseen_us']:,} µs (RE2 automata still "
+                        f"next {fc['chunks']} unseen ones {fc['next_unseen_us']:,} µs (rules whose windows first hold a "
+                        f"possible match compile then; RE2 automata still "
                         f"growing states) and those same chunks again {fc['again_us']:,} µs.")
             rows.append("")
         rows.append(f"Cost grows linearly: 1 MB takes {d['linearity_1MB_over_100KB_rules_only']}x the "
