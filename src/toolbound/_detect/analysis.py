@@ -11,7 +11,8 @@ distinct texts (the first 250 benign 4 KB chunks of a fresh process took 21.5 ms
 
 So ``toolbound rules check --write-checked`` also writes :data:`ANALYSIS_FILE` beside the packs: per
 pattern key (:func:`~toolbound._detect.packs.pattern_key`), the five results as compressed JSON. The
-file names a :func:`fingerprint` of the code that computed it; a scanner uses it only while that
+file names a :func:`fingerprint` of the code that computed it (this module, ``needs.py`` and
+``superset.py``); a scanner uses it only while that
 fingerprint is the running code's, and only for the patterns it names. Anything else (a pattern
 edited since, a file that is missing, unreadable or written by other code) is computed as before:
 a stale file costs time, never a finding. ``tests/test_detect_analysis.py`` keeps the shipped file
@@ -30,15 +31,16 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from toolbound._detect.needs import Needs, ScriptNeeds, first_literals, min_width, required_literals, required_scripts
+from toolbound._detect.needs import (Needs, ScriptNeeds, first_literals, min_width, required_literals,
+                                     required_scripts)
 from toolbound._detect.packs import Rule, pattern_key
 
-__all__ = ["ANALYSIS_FILE", "Analysis", "PatternAnalyses", "analyse", "fingerprint", "read_file", "stale_keys",
-           "write_file"]
+__all__ = ["ANALYSIS_FILE", "Analysis", "PatternAnalyses", "analyse", "fingerprint", "read_file",
+           "stale_keys", "write_file"]
 
 ANALYSIS_FILE = "pattern_analysis.json"
 FORMAT = 1
-_CODE = ("needs.py", "superset.py")  # the modules whose code computes every entry
+_CODE = ("analysis.py", "needs.py", "superset.py")  # the code that computes and encodes every entry
 
 Analysis = tuple[Needs, tuple[str, ...] | None, ScriptNeeds, int, str | None]
 """``(required literals, first literals, required scripts, minimum width, RE2 superset source or None
@@ -69,13 +71,15 @@ def analyse(pattern: str) -> Analysis:
         src: str | None = to_re2(pattern)
     except Exception:  # noqa: BLE001 - Unconvertible and anything else: the rule has no superset
         src = None
-    return (required_literals(pattern), first_literals(pattern), required_scripts(pattern), min_width(pattern), src)
+    return (required_literals(pattern), first_literals(pattern), required_scripts(pattern),
+            min_width(pattern), src)
 
 
 def _encode(a: Analysis) -> str:
     needs, firsts, scripts, minw, src = a
     plain = json.dumps([[list(g) for g in needs], None if firsts is None else list(firsts),
-                        sorted(sorted(g) for g in scripts), minw, src], ensure_ascii=False, separators=(",", ":"))
+                        sorted(sorted(g) for g in scripts), minw, src],
+                       ensure_ascii=False, separators=(",", ":"))
     return base64.b64encode(zlib.compress(plain.encode("utf-8"), 9)).decode("ascii")
 
 
@@ -90,8 +94,9 @@ def write_file(directory: str | Path, rules: Iterable[Rule]) -> Path:
     --write-checked`` calls it after a clean check)."""
     pats = {pattern_key(p): p for r in rules for p in r.patterns}
     lines = [f"{json.dumps(k)}:{json.dumps(_encode(analyse(pats[k])))}" for k in sorted(pats)]
-    head = json.dumps({"about": "What toolbound derives from each rule pattern (toolbound/_detect/analysis.py); "
-                                "rewrite with `toolbound rules check --write-checked`.",
+    about = ("What toolbound derives from each rule pattern (toolbound/_detect/analysis.py); "
+             "rewrite with `toolbound rules check --write-checked`.")
+    head = json.dumps({"about": about,
                        "format": FORMAT, "fingerprint": fingerprint()}, separators=(", ", ": "))
     path = Path(directory) / ANALYSIS_FILE
     path.write_text(head[:-1] + ', "patterns": {\n' + ",\n".join(lines) + "\n}}\n", encoding="utf-8")

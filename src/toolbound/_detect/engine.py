@@ -39,8 +39,8 @@ import regex
 from toolbound._detect.fold import (Encoded, Folded, apply_edits, find_encoded, fold, rot13, spaced_runs,
                                     unleet)
 from toolbound._detect.analysis import PatternAnalyses
-from toolbound._detect.needs import (Needs, Presence, check_view, satisfied, scripts_satisfied, start_positions,
-                                     text_scripts)
+from toolbound._detect.needs import (Needs, Presence, check_view, satisfied, scripts_satisfied,
+                                     start_positions, text_scripts)
 from toolbound._detect.spanindex import SpanIndex
 from toolbound._detect.superset import AVAILABLE as SUPERSET
 from toolbound._detect.superset import Superset, Utf8, utf8
@@ -215,7 +215,8 @@ class Scanner:
         self._first_unions: dict[tuple[int, tuple[int, ...]], tuple[str, ...] | None] = {}
         self._unguarded: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._viable_cache: dict[tuple[int, frozenset[str]], tuple[int, ...]] = {}
-        self._subsets: dict[tuple[int, tuple[int, ...]], Any] = {}  # alternations of some of a rule's patterns
+        # Alternations of some of a rule's patterns (_run), by (rule, pattern indices).
+        self._subsets: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._builtins = {r.builtin: r for r in self.rules if r.builtin}
         # Per rule, an RE2 superset of its patterns (superset.py), compiled on first use: one linear
         # pass that proves a rule cannot match in its windows before they are searched one by one.
