@@ -496,7 +496,8 @@ class Scanner:
             return self._subsets[key]
         except KeyError:
             pass
-        self._subsets[key] = out = regex.compile("|".join(f"(?:{rule.patterns[j]})" for j in idxs), pattern_flags())
+        src = "|".join(f"(?:{rule.patterns[j]})" for j in idxs)
+        self._subsets[key] = out = regex.compile(src, pattern_flags())
         return out
 
     def _views(self, ft: str) -> tuple[str, str, str | None]:
