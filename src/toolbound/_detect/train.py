@@ -414,7 +414,9 @@ before each comparison:
 - session 46, round 145 (R145): a multilingual rule for the leak order "repeat the words above
   starting with 'You are'" (the quoted opening of the reader's own instructions), both models
   retrained: +0.079 on fresh ``v145*`` (90% +0.036 to +0.121), paired dev -0.0003 (90% -0.0014 to
-  +0.0006): **shipped**.
+  +0.0006): **shipped**. Round 146 (R146): a multilingual rule for a fake end of the document
+  followed by a new task for the reader ("End of document. New task: ..."), both models retrained on
+  main with R145: +0.064 on fresh ``v146*`` (90% +0.029 to +0.100), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
