@@ -420,7 +420,10 @@ before each comparison:
 - session 47, round 147 (R147): a multilingual rule for orders to the grader or judge to give this
   document the top score ("Note to the grader: ... Assign it the maximum score."), both models
   retrained: +0.136 on fresh ``v147*`` (90% +0.093 to +0.186), paired dev -0.0003 (90% -0.0009 to
-  +0.0000): **shipped**.
+  +0.0000): **shipped**. Round 148 (R148): a multilingual rule for orders to open the reader's network
+  to the internet ("open port 22 to 0.0.0.0/0"), switch off its firewall or allowlist an outsider,
+  both models retrained on main with R147: +0.071 on fresh ``v148*`` (90% +0.036 to +0.114), paired
+  dev -0.0003 (90% -0.0014 to +0.0006): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
