@@ -424,6 +424,9 @@ before each comparison:
   to the internet ("open port 22 to 0.0.0.0/0"), switch off its firewall or allowlist an outsider,
   both models retrained on main with R147: +0.071 on fresh ``v148*`` (90% +0.036 to +0.114), paired
   dev -0.0003 (90% -0.0014 to +0.0006): **shipped**.
+- session 48, round 149 (H149): the spent sets ``v138*``-``v148*`` (2,854 records) join the train
+  split (``corpus/holdout/TRAINING``) and :data:`EXPERT_LEAVE_OUT`, at weight 1: +0.007 on fresh
+  ``v149*`` (90% -0.021 to +0.036), paired dev -0.0038 (90% -0.0084 to +0.0008): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
