@@ -799,6 +799,34 @@ def test_set_weight_reweighs_only_the_named_sets_and_is_recorded(tmp_path, fast_
     assert m_other["training"]["set_weight"] == {"sets": ["v98"], "weight": 0.5}
 
 
+def test_focus_weight_reweighs_its_sets_on_top_of_set_weight_and_is_recorded(tmp_path, fast_training):
+    """train(focus_weight=...) (round 151): a second set option that works as set_weight does; a
+    record named by both weighs the product, so focus 2.0 over set 0.5 on the same set undoes it."""
+    corpus = tmp_path / "corpus.jsonl"
+    _tiny_corpus(corpus)
+    recs = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    for r in recs:
+        if int(r["id"].split("-")[1]) % 4 < 2:
+            r["id"] = "tr99a-" + r["id"]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    quiet = {"log": lambda *_: None}
+    base, same, focus, undone, other = (tmp_path / n for n in ("base", "same", "focus", "undone", "other"))
+    fast_training.train(corpus, base, **quiet)
+    fast_training.train(corpus, same, focus_weight=(("tr99",), 1.0), **quiet)
+    fast_training.train(corpus, focus, focus_weight=(("tr99",), 3.0), **quiet)
+    fast_training.train(corpus, undone, set_weight=(("tr99",), 0.5), focus_weight=(("tr99",), 2.0), **quiet)
+    fast_training.train(corpus, other, focus_weight=(("tr98",), 3.0), **quiet)
+    read = lambda d: ((d / M.WEIGHTS_FILE).read_bytes(), json.loads((d / M.META_FILE).read_text()))  # noqa: E731
+    (w_base, _), (w_same, m_same), (w_focus, m_focus), (w_undone, m_undone), (w_other, m_other) = map(
+        read, (base, same, focus, undone, other))
+    assert w_same == w_base and "focus_weight" not in m_same["training"]
+    assert w_focus != w_base
+    assert m_focus["training"]["focus_weight"] == {"sets": ["tr99"], "weight": 3.0}
+    assert w_undone == w_base  # 0.5 * 2.0: every weight as without options
+    assert m_undone["training"]["set_weight"] == {"sets": ["tr99"], "weight": 0.5}
+    assert w_other == w_base and m_other["training"]["focus_weight"] == {"sets": ["tr98"], "weight": 3.0}
+
+
 def test_check_diagnosis_tells_float_rounding_from_changed_inputs(tmp_path, fast_training):
     """train --check's explanation on failure: the same inputs with slightly different weights (another
     numpy or CPU) read differently from a changed corpus."""

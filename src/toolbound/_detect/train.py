@@ -499,6 +499,12 @@ ROUND138_SETS: tuple[str, ...] = ("v81", "v82", *(f"v{n}" for n in range(84, 138
 SPENT_SET_WEIGHT: float = 0.5
 """Rounds 140-141 (W140, W141; W141 shipped): the weight of the records of :data:`ROUND138_SETS` (and
 their twins) in every fit of the shipped model; 1.0 weighs them as any other record (H138)."""
+FOCUS_SETS: tuple[str, ...] = ("tr150",)
+"""Round 151 (W151): the training records written for one weak shape (round 150's ``tr150*``, prompt
+extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`."""
+FOCUS_SET_WEIGHT: float = 3.0
+"""Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
+the shipped model; 1.0 weighs them as any other record (T150)."""
 EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49", "v51", "v57", "v58", "v61", "v62",
                                      "v63", "v64", "v65", "v66", "tr67", "v67", "v68", "v69", "v70", "v71", "v72",
                                      "v73", "v74", "v75", "v76", "v77", "v78", "v79", "v80",
@@ -1240,7 +1246,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
           splits: tuple[str, str] = ("train", "dev"), extra: Sequence[dict[str, Any]] = (),
           spans: Path | None = None, leave_out: Sequence[str] = (), leave_out_sets: Sequence[str] = (),
           lang_weight: tuple[Sequence[str], float] | None = None, shipped_openers: bool = False,
-          set_weight: tuple[Sequence[str], float] | None = None
+          set_weight: tuple[Sequence[str], float] | None = None,
+          focus_weight: tuple[Sequence[str], float] | None = None
           ) -> dict[str, Any]:
     """Train on ``corpus`` and write ``model.bin`` and ``model.json`` into ``out``; return the metadata.
 
@@ -1252,7 +1259,10 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
     id prefixes of train-split records (and their twins) it does not learn from either (the expert's
     :data:`EXPERT_LEAVE_OUT`). ``lang_weight``:
     ``(languages, w)``: their train records (and twins) weigh ``w`` in every fit (the expert's
-    :data:`EXPERT_WEIGHT`).
+    :data:`EXPERT_WEIGHT`). ``set_weight`` and ``focus_weight``: ``(id prefixes, w)``: the train records
+    of those sets (and their twins) weigh ``w`` in every fit (the shipped model's
+    :data:`SPENT_SET_WEIGHT` and :data:`FOCUS_SET_WEIGHT`; a record in both weighs the product); each
+    is recorded in ``model.json`` unless ``w`` is 1.0.
 
     ``extra``: more training records (same schema), added to the train split. ``spans``: the span
     annotations of the train split's injections (``corpus/spans_train.jsonl``), read when
@@ -1318,14 +1328,15 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
             if d.lang in lang_weight[0]:
                 d.weight *= lang_weight[1]
         log(f"records in {', '.join(sorted(lang_weight[0]))} weigh {lang_weight[1]:g}")
-    if set_weight is not None and set_weight[1] != 1.0:
-        prefixes = tuple(set_weight[0])
-        n_w = 0
-        for d in train_docs + bow_extra:
-            if d.id.removeprefix("twin-").startswith(prefixes):
-                d.weight *= set_weight[1]
-                n_w += 1
-        log(f"{n_w:,} records of {len(prefixes)} sets (and their twins) weigh {set_weight[1]:g}")
+    for option in (set_weight, focus_weight):
+        if option is not None and option[1] != 1.0:
+            prefixes = tuple(option[0])
+            n_w = 0
+            for d in train_docs + bow_extra:
+                if d.id.removeprefix("twin-").startswith(prefixes):
+                    d.weight *= option[1]
+                    n_w += 1
+            log(f"{n_w:,} records of {len(prefixes)} sets (and their twins) weigh {option[1]:g}")
 
     pairs: list[Doc] = []
     if COMBINER_PAIRS:
@@ -1435,6 +1446,8 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         meta["training"]["language_weight"] = {"languages": sorted(lang_weight[0]), "weight": lang_weight[1]}
     if set_weight is not None and set_weight[1] != 1.0:
         meta["training"]["set_weight"] = {"sets": list(set_weight[0]), "weight": set_weight[1]}
+    if focus_weight is not None and focus_weight[1] != 1.0:
+        meta["training"]["focus_weight"] = {"sets": list(focus_weight[0]), "weight": focus_weight[1]}
     if LANGUAGE_FALLBACK:
         meta["training"]["languages"] = sorted({str(r["lang"]) for r in [*train_recs, *extra]})
     if PASSAGE_NEG_EXCLUDE:
@@ -1602,7 +1615,7 @@ def train_all(corpus: Path, out: Path, *, log: Any = print, extra: Sequence[dict
                    leave_out_sets=EXPERT_LEAVE_OUT, lang_weight=(EXPERT_LANGUAGES, EXPERT_WEIGHT))
     log(f"shipped model (train records of {', '.join(EXPERT_LANGUAGES)} left out) -> {out}")
     meta = train(corpus, out, log=log, extra=extra, spans=spans, leave_out=EXPERT_LANGUAGES, shipped_openers=True,
-                 set_weight=(ROUND138_SETS, SPENT_SET_WEIGHT))
+                 set_weight=(ROUND138_SETS, SPENT_SET_WEIGHT), focus_weight=(FOCUS_SETS, FOCUS_SET_WEIGHT))
     meta["expert"] = {"dir": M.EXPERT_DIR, "languages": list(EXPERT_LANGUAGES),
                       "weights_sha256": expert["weights_sha256"],
                       "router": "toolbound._detect.langid.added_language"}
