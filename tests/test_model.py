@@ -774,16 +774,23 @@ def test_combiner_pairs_are_recorded_and_reach_only_the_combiner(tmp_path, fast_
     assert with_pairs["doc"]["weights"] != without["doc"]["weights"]
 
 
-def test_set_weight_reweighs_only_the_named_sets_and_is_recorded(tmp_path, fast_training):
-    """train(set_weight=...) (rounds 140-141): records whose id starts with a named set weigh the given
-    factor (and so change the weights); 1.0 is the same as no option, and the metadata says which."""
+def _tiny_corpus_with_set(tmp_path: Path, set_name: str) -> Path:
+    """The tiny corpus with half of its records (ids whose number is 0 or 1 modulo 4) renamed into the
+    record set ``set_name`` (ids ``<set_name>-...``), for the set-weight options."""
     corpus = tmp_path / "corpus.jsonl"
     _tiny_corpus(corpus)
     recs = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
     for r in recs:
         if int(r["id"].split("-")[1]) % 4 < 2:
-            r["id"] = "v99a-" + r["id"]
+            r["id"] = f"{set_name}-" + r["id"]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    return corpus
+
+
+def test_set_weight_reweighs_only_the_named_sets_and_is_recorded(tmp_path, fast_training):
+    """train(set_weight=...) (rounds 140-141): records whose id starts with a named set weigh the given
+    factor (and so change the weights); 1.0 is the same as no option, and the metadata says which."""
+    corpus = _tiny_corpus_with_set(tmp_path, "v99a")
     quiet = {"log": lambda *_: None}
     base, same, half, other = (tmp_path / n for n in ("base", "same", "half", "other"))
     fast_training.train(corpus, base, **quiet)
@@ -802,13 +809,7 @@ def test_set_weight_reweighs_only_the_named_sets_and_is_recorded(tmp_path, fast_
 def test_focus_weight_reweighs_its_sets_on_top_of_set_weight_and_is_recorded(tmp_path, fast_training):
     """train(focus_weight=...) (round 151): a second set option that works as set_weight does; a
     record named by both weighs the product, so focus 2.0 over set 0.5 on the same set undoes it."""
-    corpus = tmp_path / "corpus.jsonl"
-    _tiny_corpus(corpus)
-    recs = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
-    for r in recs:
-        if int(r["id"].split("-")[1]) % 4 < 2:
-            r["id"] = "tr99a-" + r["id"]
-    corpus.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    corpus = _tiny_corpus_with_set(tmp_path, "tr99a")
     quiet = {"log": lambda *_: None}
     base, same, focus, undone, other = (tmp_path / n for n in ("base", "same", "focus", "undone", "other"))
     fast_training.train(corpus, base, **quiet)
