@@ -517,7 +517,7 @@ EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49",
                                      "v124", "v125", "v126", "v127", "v128", "v129", "v130", "v131", "v132", "v133",
                                      "v134", "v135", "v136", "v137",
                                      "v138", "v139", "v140", "v141", "v142", "v143", "v144", "v145", "v146", "v147",
-                                     "v148", "tr150")
+                                     "v148", "tr150", "v149", "v150", "v151")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
