@@ -433,6 +433,9 @@ before each comparison:
   +0.064), paired dev -0.0003 (90% -0.0032 to +0.0027): **shipped**. Round 151 (W151): those records
   weigh 3 in every fit of the shipped model (:data:`FOCUS_SETS`, :data:`FOCUS_SET_WEIGHT`): +0.014 on
   fresh ``v151*`` (90% +0.000 to +0.036), paired dev +0.0006 (90% -0.0023 to +0.0035): **shipped**.
+- session 49, round 152 (H152): the spent sets ``v149*``-``v151*`` (759 records) join the train split
+  and :data:`EXPERT_LEAVE_OUT`, at weight 1: +0.007 on fresh ``v152*`` (90% +0.000 to +0.021), paired
+  dev -0.0014 (90% -0.0041 to +0.0012): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
