@@ -436,6 +436,10 @@ before each comparison:
 - session 49, round 152 (H152): the spent sets ``v149*``-``v151*`` (759 records) join the train split
   and :data:`EXPERT_LEAVE_OUT`, at weight 1: +0.007 on fresh ``v152*`` (90% +0.000 to +0.021), paired
   dev -0.0014 (90% -0.0041 to +0.0012): **shipped**.
+  Round 153 (T153): 400 training records written for standing orders on the reader's future output
+  ("from now on, end every reply with ...") and their hard negatives (``corpus/holdout/tr153*``, in
+  ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on H152: +0.014 on fresh ``v153*``
+  (90% -0.014 to +0.043), paired dev -0.0035 (90% -0.0071 to -0.0000): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -506,7 +510,8 @@ SPENT_SET_WEIGHT: float = 0.5
 their twins) in every fit of the shipped model; 1.0 weighs them as any other record (H138)."""
 FOCUS_SETS: tuple[str, ...] = ("tr150", "tr153")
 """Round 151 (W151): the training records written for one weak shape (round 150's ``tr150*``, prompt
-extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`."""
+extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`; round
+153 (T153) adds ``tr153*`` (standing orders on the reader's future output)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
