@@ -440,6 +440,10 @@ before each comparison:
   ("from now on, end every reply with ...") and their hard negatives (``corpus/holdout/tr153*``, in
   ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on H152: +0.014 on fresh ``v153*``
   (90% -0.014 to +0.043), paired dev -0.0035 (90% -0.0071 to -0.0000): **shipped**.
+  Round 154 (T154): 400 Korean training records over every family and their hard negatives
+  (``corpus/holdout/tr154*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on
+  T153: +0.029 on fresh Korean ``v154*`` (90% +0.000 to +0.057), paired dev +0.0032 (90% +0.0006 to
+  +0.0061): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -511,7 +515,8 @@ their twins) in every fit of the shipped model; 1.0 weighs them as any other rec
 FOCUS_SETS: tuple[str, ...] = ("tr150", "tr153", "tr154")
 """Round 151 (W151): the training records written for one weak shape (round 150's ``tr150*``, prompt
 extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`; round
-153 (T153) adds ``tr153*`` (standing orders on the reader's future output)."""
+153 (T153) adds ``tr153*`` (standing orders on the reader's future output) and round 154 (T154)
+``tr154*`` (Korean, every family)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
