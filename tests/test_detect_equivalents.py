@@ -128,6 +128,21 @@ def test_leading_lookbehinds_are_the_run_every_pattern_shares() -> None:
     assert run(["foo", a + "bar"]) == "" and run([a + "foo", "bar"]) == ""
 
 
+def _one_rule_scanner(rule_id: str, pats: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    """A scanner holding one test rule made of ``pats`` (prefilter "limits" and "mode")."""
+    import regex
+
+    from toolbound._detect.engine import Scanner
+    from toolbound._detect.packs import Rule, pattern_flags
+
+    rule = Rule(id=rule_id, family="jailbreak_persona", description="d", languages=("en",), severity="high",
+                weight=0.6, status="experimental", patterns=pats,
+                compiled=tuple(regex.compile(p, pattern_flags()) for p in pats), prefilter=("limits", "mode"),
+                requires=(), builtin=None, window=40, effect="evidence", examples_match=(), examples_no_match=(),
+                false_positives=(), source="test")
+    return Scanner([rule])
+
+
 @pytest.mark.parametrize("pats", [
     # one lookbehind shared by both patterns
     (r"(?<![«“][^«»“”\n]{0,20})(?:\bno\s+limits\b|\bgod\s+mode\b)",
@@ -141,15 +156,9 @@ def test_search_without_a_leading_lookbehind_finds_what_finditer_finds(pats: tup
     found: the same matches as finditer over the window, including where the guard fails."""
     import regex
 
-    from toolbound._detect.engine import Scanner
-    from toolbound._detect.packs import Rule, pattern_flags
+    from toolbound._detect.packs import pattern_flags
 
-    rule = Rule(id="t.guarded", family="jailbreak_persona", description="d", languages=("en",), severity="high",
-                weight=0.6, status="experimental", patterns=pats,
-                compiled=tuple(regex.compile(p, pattern_flags()) for p in pats), prefilter=("limits", "mode"),
-                requires=(), builtin=None, window=40, effect="evidence", examples_match=(), examples_no_match=(),
-                false_positives=(), source="test")
-    sc = Scanner([rule])
+    sc = _one_rule_scanner("t.guarded", pats)
     assert sc._unguarded_run(0, (0, 1)) is not None
     full = regex.compile("|".join(f"(?:{p})" for p in pats), pattern_flags())
     rng = random.Random(3)
@@ -168,18 +177,12 @@ def test_patterns_with_and_without_a_leading_lookbehind_are_merged_as_finditer_f
     the alternation, with its tie-break (the earlier pattern at one start) and no overlaps."""
     import regex
 
-    from toolbound._detect.engine import Scanner
-    from toolbound._detect.packs import Rule, pattern_flags
+    from toolbound._detect.packs import pattern_flags
 
     pats = (r"(?<![«“][^«»“”\n]{0,20})\bno\s+limits\b",        # guarded
             r"\bno\s+limits\s+mode\b",                           # same start as the first, longer
             r"(?<!x)(?<!no\s)(?:limits\s+mode|dev\s+mode)\b")    # guarded, may start inside the others
-    rule = Rule(id="t.mixed", family="jailbreak_persona", description="d", languages=("en",), severity="high",
-                weight=0.6, status="experimental", patterns=pats,
-                compiled=tuple(regex.compile(p, pattern_flags()) for p in pats), prefilter=("limits", "mode"),
-                requires=(), builtin=None, window=40, effect="evidence", examples_match=(), examples_no_match=(),
-                false_positives=(), source="test")
-    sc = Scanner([rule])
+    sc = _one_rule_scanner("t.mixed", pats)
     idxs = (0, 1, 2)
     assert sc._unguarded_run(0, idxs) is None and sc._split_guarded(0, idxs)
     assert not sc._split_guarded(0, (1,))
