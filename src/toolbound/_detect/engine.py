@@ -812,16 +812,9 @@ class Scanner:
                 # search without it, and try the pattern itself at each place that search finds
                 # (every match of the pattern starts at such a place; leftmost first, as finditer).
                 pos = a
-                while pos < b:
-                    c = cand.search(text, pos, b, timeout=self.timeout)
-                    if c is None:
-                        break
-                    m = run.match(text, c.start(), b, timeout=self.timeout)
-                    if m is not None and m.end() > m.start():
-                        out.append(m.span())
-                        pos = m.end()
-                    else:
-                        pos = c.start() + 1
+                while (sp := self._first_match(run, cand, text, pos, b)) is not None:
+                    out.append(sp)
+                    pos = sp[1]
         return out
 
     def _split_guarded(self, ri: int, idxs: tuple[int, ...]) -> bool:
@@ -846,12 +839,17 @@ class Scanner:
         if cand is None:
             m = run.search(text, pos, b, timeout=self.timeout)
             return None if m is None else m.span()
+        return self._first_match(run, cand, text, pos, b)
+
+    def _first_match(self, run: Any, cand: Any, text: str, pos: int, b: int) -> tuple[int, int] | None:
+        """The span of the leftmost non-empty match of ``run`` in ``text[pos:b]`` (None: none), tried
+        only where ``cand`` (``run`` without its leading lookbehinds) is found."""
         while pos < b:
             c = cand.search(text, pos, b, timeout=self.timeout)
             if c is None:
                 return None
             m = run.match(text, c.start(), b, timeout=self.timeout)
-            if m is not None:
+            if m is not None and m.end() > m.start():
                 return m.span()
             pos = c.start() + 1
         return None
