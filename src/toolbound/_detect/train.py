@@ -444,6 +444,14 @@ before each comparison:
   (``corpus/holdout/tr154*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on
   T153: +0.029 on fresh Korean ``v154*`` (90% +0.000 to +0.057), paired dev +0.0032 (90% +0.0006 to
   +0.0061): **shipped**.
+- session 50, round 155 (H155): the spent sets ``v152*``-``v154*`` join the train split: -0.007 on
+  fresh ``v155*``, not shipped. Round 156 (T156): 400 training records of developer documents
+  (``corpus/unadopted/tr156*``) at weight 3: +0.021 on fresh ``v156*`` but paired dev -0.0205 (90%
+  -0.0266 to -0.0149), not shipped. Round 157 (T157): 400 training records written for orders to
+  operate the owner's accounts and devices inside app data and their hard negatives
+  (``corpus/holdout/tr157*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on
+  main: +0.007 on fresh ``v157*`` (90% +0.000 to +0.021), paired dev +0.0008 (90% -0.0026 to
+  +0.0043): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -515,8 +523,9 @@ their twins) in every fit of the shipped model; 1.0 weighs them as any other rec
 FOCUS_SETS: tuple[str, ...] = ("tr150", "tr153", "tr154", "tr157")
 """Round 151 (W151): the training records written for one weak shape (round 150's ``tr150*``, prompt
 extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`; round
-153 (T153) adds ``tr153*`` (standing orders on the reader's future output) and round 154 (T154)
-``tr154*`` (Korean, every family)."""
+153 (T153) adds ``tr153*`` (standing orders on the reader's future output), round 154 (T154)
+``tr154*`` (Korean, every family) and round 157 (T157) ``tr157*`` (orders to operate the owner's
+accounts and devices inside app data)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
