@@ -51,7 +51,7 @@ import zlib
 from bisect import bisect_left, bisect_right
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,7 @@ CHAR_NGRAMS = (3, 4, 5)
 TOKEN_CACHE_LIMIT = 200_000
 SHORT_TEXT = 64           # texts up to this length (without rule findings: labels, names, statuses) have their score cached
 SHORT_CACHE_LIMIT = 8192
+WINDOW_PAD = 200  # round 159 (W159): characters kept on each side of the best passage in its window
 NO_PASSAGE_LOGIT = -8.0
 
 MODEL_DIR = Path(__file__).resolve().parent
@@ -1683,6 +1684,12 @@ class Model:
 
     def doc_logit(self, text: str, findings: Sequence[Finding], rule: float) -> float:
         """The calibrated document logit (0 at the dev-chosen threshold)."""
+        return self._doc_parts(text, findings, rule)[0]
+
+    def _doc_parts(self, text: str, findings: Sequence[Finding],
+                   rule: float) -> tuple[float, tuple[float, int, int] | None, dict[str, Any]]:
+        """:meth:`doc_logit`, the best passage ``(logit, start, end)`` (None without one) and the
+        document's counts (context words, kinds)."""
         if len(findings) > INDEX_FINDINGS:
             findings = IndexedFindings(findings)
         spans, counts = candidate_passages(text, findings, self.opener, self.morphology, self.verbs,
@@ -1690,16 +1697,19 @@ class Model:
         if self.needs_english or self.needs_other:
             counts.update(language_counts(text, self.needs_english, self.needs_other))  # type: ignore[arg-type]
         logits = []
+        best: tuple[float, int, int] | None = None
         context = self.context_weight(counts) if spans else 0.0
         for s, e in spans:
             z = self.passage_logit(text, s, e, findings, counts, context)
             if z is not None:
                 logits.append(z)
+                if best is None or z > best[0]:
+                    best = (z, s, e)
         bow = 0.0
         if self.has_bow:
             bow = self.bow_logit(text if self.bow_scope == "document" else bow_text(text, spans))
         f = doc_features(logits, rule, findings, counts, self.doc_names, bow)
-        return self.doc_b + sum(x * w for x, w in zip(f, self.doc_w))
+        return self.doc_b + sum(x * w for x, w in zip(f, self.doc_w)), best, counts
 
     def bow_logit(self, text: str) -> float:
         """The bag-of-words logit of the whole document: the same distinct normalised tokens as
@@ -1723,24 +1733,49 @@ class Model:
         return entry
 
     def score(self, text: str, findings: Sequence[Finding], rule: float | None = None) -> float:
-        """The document score in [0, 1]; 0.5 is the threshold chosen on the dev split."""
+        """The document score in [0, 1]; 0.5 is the threshold chosen on the dev split.
+
+        Window floor (round 159, W159): when the best passage's logit is positive, the document has no
+        discussion or test-spec words and is longer than the passage plus :data:`WINDOW_PAD` characters
+        on each side, that window is scored as a document of its own (the findings inside it, shifted;
+        no second rule scan) and the larger score stands once the window's reaches 0.5: the bag of
+        words and context words of a long ordinary document no longer outvote one strong passage.
+        """
         short = not findings and len(text) <= SHORT_TEXT
         if short:
             hit = self._short.get(text)
             if hit is not None:
                 return hit
-        if rule is None:
-            rule = _rule_score()(text, (), findings) if findings else 0.0
-        s = _sigmoid(self.doc_logit(text, findings, rule))
-        floor = self.rule_floor
-        if floor is not None and rule >= floor:
-            # strong rule evidence flags on its own (the floor was chosen on the dev split)
-            s = max(s, min(1.0, rule - floor + 0.5))
+        s, best, counts = self._document_score(text, findings, rule)
+        if (best is not None and best[0] > 0.0 and not counts.get("discuss") and not counts.get("meta")
+                and len(text) > best[2] - best[1] + 2 * WINDOW_PAD):
+            # The best passage scored in a window of its own (round 159, W159): the document around
+            # it (its bag of words, its context words) no longer outvotes it.
+            a, b = max(0, best[1] - WINDOW_PAD), min(len(text), best[2] + WINDOW_PAD)
+            inside = [replace(f, start=f.start - a, end=f.end - a) for f in findings
+                      if f.start >= a and f.end <= b]
+            w = self._document_score(text[a:b], inside, None)[0]
+            if w >= 0.5:
+                s = max(s, w)
         if short:
             if len(self._short) >= SHORT_CACHE_LIMIT:
                 self._short.clear()
             self._short[text] = s
         return s
+
+
+    def _document_score(self, text: str, findings: Sequence[Finding],
+                        rule: float | None) -> tuple[float, tuple[float, int, int] | None, dict[str, Any]]:
+        """The document's score before the window floor, its best passage and its counts."""
+        if rule is None:
+            rule = _rule_score()(text, (), findings) if findings else 0.0
+        z, best, counts = self._doc_parts(text, findings, rule)
+        s = _sigmoid(z)
+        floor = self.rule_floor
+        if floor is not None and rule >= floor:
+            # strong rule evidence flags on its own (the floor was chosen on the dev split)
+            s = max(s, min(1.0, rule - floor + 0.5))
+        return s, best, counts
 
 
 def _rule_score() -> Any:
