@@ -452,6 +452,11 @@ before each comparison:
   (``corpus/holdout/tr157*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on
   main: +0.007 on fresh ``v157*`` (90% +0.000 to +0.021), paired dev +0.0008 (90% -0.0026 to
   +0.0043): **shipped**.
+- session 51, round 158 (T158): 400 training records for jailbreak personas and deferred orders in
+  shared content and their hard negatives (``corpus/holdout/tr158*``, in ``TRAINING``,
+  :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on main: +0.029 on fresh ``v158*`` (90% +0.000 to
+  +0.057), paired dev +0.0052 (90% +0.0009 to +0.0099): **shipped**. Round 159 (W159, no retraining):
+  the window floor of ``model.Model.score``.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -524,8 +529,9 @@ FOCUS_SETS: tuple[str, ...] = ("tr150", "tr153", "tr154", "tr157", "tr158")
 """Round 151 (W151): the training records written for one weak shape (round 150's ``tr150*``, prompt
 extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`; round
 153 (T153) adds ``tr153*`` (standing orders on the reader's future output), round 154 (T154)
-``tr154*`` (Korean, every family) and round 157 (T157) ``tr157*`` (orders to operate the owner's
-accounts and devices inside app data)."""
+``tr154*`` (Korean, every family), round 157 (T157) ``tr157*`` (orders to operate the owner's
+accounts and devices inside app data) and round 158 (T158) ``tr158*`` (jailbreak personas and deferred
+orders in shared content)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
