@@ -456,7 +456,10 @@ before each comparison:
   shared content and their hard negatives (``corpus/holdout/tr158*``, in ``TRAINING``,
   :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on main: +0.029 on fresh ``v158*`` (90% +0.000 to
   +0.057), paired dev +0.0052 (90% +0.0009 to +0.0099): **shipped**. Round 159 (W159, no retraining):
-  the window floor of ``model.Model.score``.
+  the window floor of ``model.Model.score``. Round 160 (T160): 400 training records for orders to
+  call tools inside work systems and their hard negatives (``corpus/holdout/tr160*``, in ``TRAINING``,
+  :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on T158: +0.043 on fresh ``v160*`` (90% +0.014 to
+  +0.071), paired dev +0.0011 (90% -0.0024 to +0.0046): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -531,7 +534,7 @@ extraction asked as a question, and their hard negatives), weighed by :data:`FOC
 153 (T153) adds ``tr153*`` (standing orders on the reader's future output), round 154 (T154)
 ``tr154*`` (Korean, every family), round 157 (T157) ``tr157*`` (orders to operate the owner's
 accounts and devices inside app data) and round 158 (T158) ``tr158*`` (jailbreak personas and deferred
-orders in shared content)."""
+orders in shared content) and round 160 (T160) ``tr160*`` (orders to call tools inside work systems)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
