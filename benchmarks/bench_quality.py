@@ -94,6 +94,12 @@ def quality_languages() -> str:
     return "\n".join(rows)
 
 
+def _window_pad() -> int:
+    from toolbound._detect.model import WINDOW_PAD
+
+    return WINDOW_PAD
+
+
 def model_card() -> str:
     """What the shipped passage model is, what it was trained on, and how its threshold was chosen."""
     p = ROOT / "src" / "toolbound" / "_detect" / "model.json"
@@ -113,6 +119,10 @@ def model_card() -> str:
         *([f"- document bag of words: a logistic regression over the distinct tokens of the whole document "
            f"(the first {m['doc_bow']['max_tokens']:,}), in a second block of 2^{m['hash_bits']} weights; its logit "
            "is one input of the document combiner."] if m.get("doc_bow") else []),
+        f"- window floor (round 159): when a document's best passage has a positive logit and the document has "
+        f"no discussion or test-spec words, the text from {_window_pad()} characters before that passage to "
+        f"{_window_pad()} after is scored as a document of its own, and the larger score stands once it reaches "
+        "the threshold (`Model.score`); the dev figures below are the combiner's, before this floor.",
         f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "
         f"`{m['weights_sha256'][:16]}…`), read with the standard library only.",
         f"- trained on the corpus **{tr['split']}** split"
