@@ -459,7 +459,11 @@ before each comparison:
   the window floor of ``model.Model.score``. Round 160 (T160): 400 training records for orders to
   call tools inside work systems and their hard negatives (``corpus/holdout/tr160*``, in ``TRAINING``,
   :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on T158: +0.043 on fresh ``v160*`` (90% +0.014 to
-  +0.071), paired dev +0.0011 (90% -0.0024 to +0.0046): **shipped**.
+  +0.071), paired dev +0.0011 (90% -0.0024 to +0.0046): **shipped**. Round 161 (T161): 400 training
+  records for side requests riding on consumer content and their hard negatives
+  (``corpus/holdout/tr161*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on
+  T160: +0.021 on fresh ``v161*`` (90% -0.000 to +0.050), paired dev -0.0054 (90% -0.0095 to -0.0013,
+  inside the rule's 0.010 margin): **shipped**; dev recall at the chosen threshold 0.941 -> 0.926.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
@@ -534,7 +538,8 @@ extraction asked as a question, and their hard negatives), weighed by :data:`FOC
 153 (T153) adds ``tr153*`` (standing orders on the reader's future output), round 154 (T154)
 ``tr154*`` (Korean, every family), round 157 (T157) ``tr157*`` (orders to operate the owner's
 accounts and devices inside app data) and round 158 (T158) ``tr158*`` (jailbreak personas and deferred
-orders in shared content) and round 160 (T160) ``tr160*`` (orders to call tools inside work systems)."""
+orders in shared content) round 160 (T160) ``tr160*`` (orders to call tools inside work systems) and round 161 (T161)
+``tr161*`` (side requests riding on consumer content)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
