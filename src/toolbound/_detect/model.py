@@ -1763,7 +1763,6 @@ class Model:
             self._short[text] = s
         return s
 
-
     def _document_score(self, text: str, findings: Sequence[Finding],
                         rule: float | None) -> tuple[float, tuple[float, int, int] | None, dict[str, Any]]:
         """The document's score before the window floor, its best passage and its counts."""
