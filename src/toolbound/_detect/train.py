@@ -464,6 +464,10 @@ before each comparison:
   (``corpus/holdout/tr161*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on
   T160: +0.021 on fresh ``v161*`` (90% -0.000 to +0.050), paired dev -0.0054 (90% -0.0095 to -0.0013,
   inside the rule's 0.010 margin): **shipped**; dev recall at the chosen threshold 0.941 -> 0.926.
+- session 52, round 162 (N162): T161 reverted (``tr161*`` out of ``TRAINING``,
+  :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`, the files moved to ``corpus/unadopted/``), which
+  gives back T160's weights byte for byte: +0.014 on fresh general ``v162*`` (90% +0.000 to +0.036),
+  paired dev +0.0054 (90% +0.0013 to +0.0095): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
