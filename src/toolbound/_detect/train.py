@@ -467,7 +467,11 @@ before each comparison:
 - session 52, round 162 (N162): T161 reverted (``tr161*`` out of ``TRAINING``,
   :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`, the files moved to ``corpus/unadopted/``), which
   gives back T160's weights byte for byte: +0.014 on fresh general ``v162*`` (90% +0.000 to +0.036),
-  paired dev +0.0054 (90% +0.0013 to +0.0095): **shipped**.
+  paired dev +0.0054 (90% +0.0013 to +0.0095): **shipped**. Round 163 (T163): 400 training records
+  for planted answers (what to answer, say, recommend or leave out when a later question comes) and
+  their hard negatives (``corpus/holdout/tr163*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
+  :data:`FOCUS_SETS`), on N162: +0.021 on fresh ``v163*`` (90% +0.007 to +0.043), paired dev +0.0003
+  (90% -0.0027 to +0.0035): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
