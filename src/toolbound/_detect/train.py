@@ -471,7 +471,9 @@ before each comparison:
   for planted answers (what to answer, say, recommend or leave out when a later question comes) and
   their hard negatives (``corpus/holdout/tr163*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
   :data:`FOCUS_SETS`), on N162: +0.021 on fresh ``v163*`` (90% +0.007 to +0.043), paired dev +0.0003
-  (90% -0.0027 to +0.0035): **shipped**.
+  (90% -0.0027 to +0.0035): **shipped**. Round 164 (T164): 400 training records for intrusions into
+  chats read by an assistant, on T163: -0.014 on fresh ``v164*`` (90% -0.036 to +0.000; two more
+  false positives, no injection more), paired dev -0.0008: not shipped (``corpus/unadopted/tr164*``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
