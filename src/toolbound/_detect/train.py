@@ -474,6 +474,10 @@ before each comparison:
   (90% -0.0027 to +0.0035): **shipped**. Round 164 (T164): 400 training records for intrusions into
   chats read by an assistant, on T163: -0.014 on fresh ``v164*`` (90% -0.036 to +0.000; two more
   false positives, no injection more), paired dev -0.0008: not shipped (``corpus/unadopted/tr164*``).
+  Round 165 (T165): 400 training records in Chinese, Korean and Japanese, one injected passage inside
+  an ordinary record, and their hard negatives (``corpus/holdout/tr165*``, in ``TRAINING``,
+  :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on T163: +0.007 on fresh ``v165*`` (90% +0.000 to
+  +0.021), paired dev +0.0003 (90% -0.0021 to +0.0026): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
