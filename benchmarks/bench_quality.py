@@ -94,14 +94,10 @@ def quality_languages() -> str:
     return "\n".join(rows)
 
 
-def _window_pad() -> int:
-    from toolbound._detect.model import WINDOW_PAD
-
-    return WINDOW_PAD
-
-
 def model_card() -> str:
     """What the shipped passage model is, what it was trained on, and how its threshold was chosen."""
+    from toolbound._detect.model import WINDOW_PAD
+
     p = ROOT / "src" / "toolbound" / "_detect" / "model.json"
     if not p.exists():
         return "_No trained model ships in this checkout: rules alone decide._"
@@ -120,8 +116,8 @@ def model_card() -> str:
            f"(the first {m['doc_bow']['max_tokens']:,}), in a second block of 2^{m['hash_bits']} weights; its logit "
            "is one input of the document combiner."] if m.get("doc_bow") else []),
         f"- window floor (round 159): when a document's best passage has a positive logit and the document has "
-        f"no discussion or test-spec words, the text from {_window_pad()} characters before that passage to "
-        f"{_window_pad()} after is scored as a document of its own, and the larger score stands once it reaches "
+        f"no discussion or test-spec words, the text from {WINDOW_PAD} characters before that passage to "
+        f"{WINDOW_PAD} after is scored as a document of its own, and the larger score stands once it reaches "
         "the threshold (`Model.score`); the dev figures below are the combiner's, before this floor.",
         f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "
         f"`{m['weights_sha256'][:16]}…`), read with the standard library only.",
