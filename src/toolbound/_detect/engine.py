@@ -348,8 +348,8 @@ class Scanner:
     def scan_decoded(self, text: str, *, memo: dict[str, HitParts] | None = None
                      ) -> tuple[list[Finding], tuple[Encoded, ...]]:
         """:meth:`scan`, plus the runs the engine decoded from ``text`` at the top level (base64,
-        hex, URL-encoding, ``\\x`` escapes, rot13 windows, Unicode tag characters; offsets into
-        ``text``), so that the scorer can read the decoded texts too (``score.decoded_score``).
+        hex, URL-encoding, HTML character references, ``\\x`` escapes, rot13 windows, Unicode tag
+        characters; offsets into ``text``), so that the scorer can read the decoded texts too (``score.decoded_score``).
 
         ``memo``: when given, an ASCII ``text`` that folding leaves as it is gets its prefilter hits
         stored there (``memo[text]``), for :meth:`joined_hits` to reuse in the cross-field scan of
@@ -1026,7 +1026,7 @@ class Scanner:
         for e in sub:
             evs.append(_Ev(e.rule, enc.start, enc.end, e.weight,
                            note=f" (inside {enc.kind}-encoded text){e.note}", detail=enc.kind, plain=False))
-        rule = self._builtins.get("encoded_instruction")
+        rule = self._builtins.get("encoded_instruction") if enc.hides else None
         if rule is not None and any(e.rule is not None and e.rule.builtin != "encoded_instruction" for e in sub):
             evs.append(_Ev(rule, enc.start, enc.end, rule.weight, note=f" ({enc.kind})", detail=enc.kind,
                            plain=False))

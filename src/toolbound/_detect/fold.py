@@ -15,7 +15,8 @@ Three layers, each cheap when it has nothing to do:
   length, so offsets do not move) and letters padded with spaces or punctuation ("i g n o r e",
   "i.g.n.o.r.e").
 - :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text,
-  and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
+  windows of HTML character references (``&lt;``, ``&#73;``, ``&#x4E2D;``) read as the characters
+  they stand for, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
 
 Offsets are mapped with :class:`OffsetMap`: a list of segments, either copied (linear) or replaced
 (a folded piece standing for an original span), so a 1 MB text with a handful of changes costs a
@@ -25,11 +26,13 @@ handful of segments, not a million-entry array.
 from __future__ import annotations
 
 import binascii
+import html
 import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from html.entities import html5 as _HTML5
 from typing import TypeGuard
 from urllib.parse import unquote_plus
 
@@ -455,10 +458,11 @@ class Encoded:
 
     start: int
     end: int
-    kind: str  # "base64", "hex", "url", "rot13", "tags", "joined"
+    kind: str  # "base64", "hex", "url", "charref", "rot13", "tags", "joined"
     decoded: str
     weight: float = 1.0  # what the document's context leaves of its decoded score (joined runs; engine._scan)
     lead: int = 0  # joined runs: where the first run starts, from ``start``
+    hides: bool = True  # whether the encoding itself hides text (False: escaped markup, see find_encoded)
 
 
 # Each kind has its own stdlib ``re`` pattern (linear, no nested quantifiers) and a cheap gate.
@@ -467,6 +471,11 @@ _URL_RUN = re.compile(r"(?<![^\s\"'<>(\[=])(?:[^\s%\"'<>]*%[0-9A-Fa-f]{2}){3,}[^
 _B64_STRIP = str.maketrans("", "", "\r\n")
 _B64_URLSAFE = str.maketrans("-_", "+/")
 MAX_DECODE_CHARS = 1 << 20  # per run
+# HTML character references: numeric (decimal or hex, the ";" optional as browsers read them) and
+# named (with their ";"). Linear: fixed-length alternatives after a literal "&".
+_CHARREF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6});?|#([0-9]{1,7});?|([A-Za-z][A-Za-z0-9]{1,31};))")
+CHARREF_GAP = 200  # references this close belong to one window
+CHARREF_PAD = 300  # context read with a window on each side
 
 
 _CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -637,11 +646,12 @@ def _readable(dec: str | None) -> TypeGuard[str]:
 
 
 def find_encoded(text: str) -> list[Encoded]:
-    """Encoded runs in ``text`` (base64, hex, URL-encoding) whose decoded form is text, and runs of
-    words joined into one identifier (kind ``joined``).
+    """Encoded runs in ``text`` (base64, hex, URL-encoding, HTML character references) whose decoded
+    form is text, and runs of words joined into one identifier (kind ``joined``).
 
     Cheap gates keep this off the hot path: base64/hex runs and joined words can only live in long
-    whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x.
+    whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x; character
+    references need a ``&``.
     """
     out: list[Encoded] = []
     spans: list[tuple[int, int]] = []
@@ -705,6 +715,70 @@ def find_encoded(text: str) -> list[Encoded]:
                 if is_texty(dec) or is_texty(_pct_stretch(m.group())):
                     # One query parameter per line: a value is read as a passage of its own.
                     out.append(Encoded(m.start(), m.end(), "url", _QUERY_SEP.sub("\n", dec)))
+    if "&" in text:
+        out.extend(_charref_windows(text))
+    return out
+
+
+def _charref_char(m: re.Match[str]) -> str | None:
+    """The character one reference stands for (None: not a character, or not one reference)."""
+    hx, dec, name = m.groups()
+    if name is not None:
+        ch = _HTML5.get(name)
+        return ch if ch is not None and len(ch) == 1 else None
+    cp = int(hx, 16) if hx is not None else int(dec)
+    if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        return None
+    return chr(cp)
+
+
+def _charref_windows(text: str) -> list[Encoded]:
+    """Windows of HTML character references, decoded (kind ``charref``; round 166 of
+    ``benchmarks/model_selection.md``).
+
+    A page's source shows ``&lt;system&gt;`` where the page shows ``<system>``, and a sentence can be
+    written wholly as ``&#73;&#103;...``: the reader (a browser, a model) sees the characters. A
+    window starts only at references that stand for a letter, a digit, ``<`` or ``>``; references
+    for punctuation and spaces (``&#39;``, ``&quot;``, ``&nbsp;``, ``&amp;``), as every CMS writes
+    them, change no word and start nothing. At least two such references within
+    :data:`CHARREF_GAP` characters of each other make a window, widened by up to
+    :data:`CHARREF_PAD` characters each side and decoded whole with :func:`html.unescape`. ``hides``
+    is True when a reference stands for an ASCII letter or digit, which no page needs to escape;
+    escaped markup or non-ASCII text written as references is how HTML is written, not a hiding
+    place, so its decoded text is read as evidence but not as evidence of hiding.
+    """
+    refs: list[tuple[int, bool]] = []  # (position, stands for an ASCII letter or digit)
+    for m in _CHARREF.finditer(text):
+        ch = _charref_char(m)
+        if ch is not None and (ch in "<>" or ch.isalnum()):
+            refs.append((m.start(), ch.isascii() and ch.isalnum()))
+    if len(refs) < 2:
+        return []
+    clusters: list[list[int]] = []  # [first, last, count, hides]
+    for pos, hides in refs:
+        if clusters and pos - clusters[-1][1] <= CHARREF_GAP:
+            c = clusters[-1]
+            c[1] = pos
+            c[2] += 1
+            c[3] |= hides
+        else:
+            clusters.append([pos, pos, 1, hides])
+    windows: list[list[int]] = []  # [start, end, hides], merged where the widened windows meet
+    for first, last, count, hides in clusters:
+        if count < 2:
+            continue
+        a = max(0, first - CHARREF_PAD)
+        b = min(len(text), last + 16 + CHARREF_PAD)  # 16: past the last reference itself
+        if windows and a <= windows[-1][1]:
+            windows[-1][1] = b
+            windows[-1][2] |= hides
+        else:
+            windows.append([a, b, hides])
+    out: list[Encoded] = []
+    for a, b, hides in windows:
+        dec = html.unescape(text[a:min(b, a + MAX_DECODE_CHARS)])
+        if is_texty(dec):
+            out.append(Encoded(a, b, "charref", dec, hides=bool(hides)))
     return out
 
 
