@@ -477,7 +477,13 @@ before each comparison:
   Round 165 (T165): 400 training records in Chinese, Korean and Japanese, one injected passage inside
   an ordinary record, and their hard negatives (``corpus/holdout/tr165*``, in ``TRAINING``,
   :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`), on T163: +0.007 on fresh ``v165*`` (90% +0.000 to
-  +0.021), paired dev +0.0003 (90% -0.0021 to +0.0026): **shipped**.
+  +0.021), paired dev +0.0003 (90% -0.0021 to +0.0026): **shipped**. Round 166 (E166): HTML character
+  references decoded by the engine (``fold.find_encoded``, kind ``charref``), both models retrained:
+  +0.186 on fresh ``v166*`` (90% +0.121 to +0.257), paired dev +0.0032 (90% +0.0012 to +0.0056):
+  **shipped**. Round 167 (T167): 400 training records for spoofed turns and envelopes and their hard
+  negatives (``corpus/holdout/tr167*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
+  :data:`FOCUS_SETS`), on E166: +0.093 on fresh ``v167*`` (90% +0.057 to +0.136; twelve false
+  positives fewer), paired dev -0.0017 (90% -0.0053 to +0.0016): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
