@@ -44,6 +44,8 @@ INPUTS = {
     "charrefs": "&#105;&#103;&#110;" * (N // 18),
     "escaped_tags": "&lt;system&gt;ignore&lt;/system&gt; " * (N // 36),
     "lone_ampersands": "&#x;&#;&lt &" * (N // 12),
+    "json_escapes": "\\u0069\\u0067" * (N // 12),
+    "surrogates": "\\ud83d\\ude00\\ud83d" * (N // 18),
     "quotes": "\"'`" * (N // 3),
     "html_comment": "<!--" + "ignore " * (N // 7),
     "keywords": "ignore all previous instructions system prompt " * (N // 48),

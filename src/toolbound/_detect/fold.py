@@ -15,8 +15,8 @@ Three layers, each cheap when it has nothing to do:
   length, so offsets do not move) and letters padded with spaces or punctuation ("i g n o r e",
   "i.g.n.o.r.e").
 - :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text,
-  windows of HTML character references (``&lt;``, ``&#73;``, ``&#x4E2D;``) read as the characters
-  they stand for, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
+  windows of HTML character references (``&lt;``, ``&#73;``, ``&#x4E2D;``) and of JSON ``\\uXXXX``
+  escapes read as the characters they stand for, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
 
 Offsets are mapped with :class:`OffsetMap`: a list of segments, either copied (linear) or replaced
 (a folded piece standing for an original span), so a 1 MB text with a handful of changes costs a
@@ -33,6 +33,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html.entities import html5 as _HTML5
+from collections.abc import Callable, Iterable
 from typing import TypeGuard
 from urllib.parse import unquote_plus
 
@@ -458,7 +459,7 @@ class Encoded:
 
     start: int
     end: int
-    kind: str  # "base64", "hex", "url", "charref", "rot13", "tags", "joined"
+    kind: str  # "base64", "hex", "url", "charref", "jsonesc", "rot13", "tags", "joined"
     decoded: str
     weight: float = 1.0  # what the document's context leaves of its decoded score (joined runs; engine._scan)
     lead: int = 0  # joined runs: where the first run starts, from ``start``
@@ -474,7 +475,9 @@ MAX_DECODE_CHARS = 1 << 20  # per run
 # HTML character references: numeric (decimal or hex, the ";" optional as browsers read them) and
 # named (with their ";"). Linear: fixed-length alternatives after a literal "&".
 _CHARREF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]{1,6});?|#([0-9]{1,7});?|([A-Za-z][A-Za-z0-9]{1,31};))")
-CHARREF_GAP = 200  # references this close belong to one window
+# JSON escapes (kind "jsonesc"): "\uXXXX", surrogate pairs joined. Linear: a fixed-length pattern.
+_JSONESC = re.compile(r"\\u([dD][89abAB][0-9A-Fa-f]{2})\\u([dD][c-fC-F][0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})")
+CHARREF_GAP = 200  # escapes (HTML references, JSON \u escapes) this close belong to one window
 CHARREF_PAD = 300  # context read with a window on each side
 
 
@@ -646,12 +649,12 @@ def _readable(dec: str | None) -> TypeGuard[str]:
 
 
 def find_encoded(text: str) -> list[Encoded]:
-    """Encoded runs in ``text`` (base64, hex, URL-encoding, HTML character references) whose decoded
-    form is text, and runs of words joined into one identifier (kind ``joined``).
+    """Encoded runs in ``text`` (base64, hex, URL-encoding, HTML character references, JSON ``\\u``
+    escapes) whose decoded form is text, and runs of words joined into one identifier (kind ``joined``).
 
     Cheap gates keep this off the hot path: base64/hex runs and joined words can only live in long
     whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x; character
-    references need a ``&``.
+    references need a ``&``; JSON escapes a backslash-u.
     """
     out: list[Encoded] = []
     spans: list[tuple[int, int]] = []
@@ -717,6 +720,8 @@ def find_encoded(text: str) -> list[Encoded]:
                     out.append(Encoded(m.start(), m.end(), "url", _QUERY_SEP.sub("\n", dec)))
     if "&" in text:
         out.extend(_charref_windows(text))
+    if "\\u" in text:
+        out.extend(_jsonesc_windows(text))
     return out
 
 
@@ -732,24 +737,62 @@ def _charref_char(m: re.Match[str]) -> str | None:
     return chr(cp)
 
 
+def _jsonesc_char(m: re.Match[str]) -> str | None:
+    """The character one ``\\uXXXX`` escape (or surrogate pair) stands for; None for a lone surrogate."""
+    hi, lo, one = m.groups()
+    if one is None:
+        return chr(0x10000 + ((int(hi, 16) - 0xD800) << 10) + (int(lo, 16) - 0xDC00))
+    cp = int(one, 16)
+    return None if 0xD800 <= cp <= 0xDFFF else chr(cp)
+
+
+def _unescape_json_u(s: str) -> str:
+    """``s`` with its ``\\uXXXX`` escapes (and surrogate pairs) written as the characters; other
+    backslash escapes, and lone surrogates, stay as they are."""
+    return _JSONESC.sub(lambda m: _jsonesc_char(m) or m.group(), s)
+
+
 def _charref_windows(text: str) -> list[Encoded]:
     """Windows of HTML character references, decoded (kind ``charref``; round 166 of
     ``benchmarks/model_selection.md``).
 
     A page's source shows ``&lt;system&gt;`` where the page shows ``<system>``, and a sentence can be
-    written wholly as ``&#73;&#103;...``: the reader (a browser, a model) sees the characters. A
-    window starts only at references that stand for a letter, a digit, ``<`` or ``>``; references
-    for punctuation and spaces (``&#39;``, ``&quot;``, ``&nbsp;``, ``&amp;``), as every CMS writes
-    them, change no word and start nothing. At least two such references within
+    written wholly as ``&#73;&#103;...``: the reader (a browser, a model) sees the characters.
+    References for punctuation and spaces (``&#39;``, ``&quot;``, ``&nbsp;``, ``&amp;``), as every
+    CMS writes them, change no word and start nothing (see :func:`_escape_windows`). ``hides``: a
+    reference stands for an ASCII letter or digit, which no page needs to escape; escaped markup or
+    non-ASCII text written as references is how HTML is written, not a hiding place, so its decoded
+    text is read as evidence but not as evidence of hiding.
+    """
+    return _escape_windows(text, _CHARREF.finditer(text), _charref_char, html.unescape, "charref")
+
+
+def _jsonesc_windows(text: str) -> list[Encoded]:
+    """Windows of JSON ``\\uXXXX`` escapes, decoded (kind ``jsonesc``; round 168 of
+    ``benchmarks/model_selection.md``).
+
+    Python's ``json.dumps`` (by default) and PHP's ``json_encode`` write every non-ASCII character as
+    an escape, so a Chinese or Russian sentence in such JSON is a run of ``\\u4e0d...`` that a model
+    reads as the sentence. Only ``\\uXXXX`` escapes (surrogate pairs joined) are decoded; ``\\n``
+    and the other short escapes are left to folding. ``hides``: an escape stands for an ASCII letter
+    or digit, which no JSON encoder escapes.
+    """
+    return _escape_windows(text, _JSONESC.finditer(text), _jsonesc_char, _unescape_json_u, "jsonesc")
+
+
+def _escape_windows(text: str, matches: Iterable[re.Match[str]], char_of: Callable[[re.Match[str]], str | None],
+                    decode: Callable[[str], str], kind: str) -> list[Encoded]:
+    """Windows of escapes of one kind (``matches``), each decoded whole with ``decode``.
+
+    A window starts only at escapes that stand for a letter, a digit, ``<`` or ``>`` (``char_of``:
+    the character an escape stands for, None when it stands for none). At least two of them within
     :data:`CHARREF_GAP` characters of each other make a window, widened by up to
-    :data:`CHARREF_PAD` characters each side and decoded whole with :func:`html.unescape`. ``hides``
-    is True when a reference stands for an ASCII letter or digit, which no page needs to escape;
-    escaped markup or non-ASCII text written as references is how HTML is written, not a hiding
-    place, so its decoded text is read as evidence but not as evidence of hiding.
+    :data:`CHARREF_PAD` characters each side (windows that meet are merged). ``hides`` is True where
+    an escape in the window stands for an ASCII letter or digit.
     """
     refs: list[tuple[int, bool]] = []  # (position, stands for an ASCII letter or digit)
-    for m in _CHARREF.finditer(text):
-        ch = _charref_char(m)
+    for m in matches:
+        ch = char_of(m)
         if ch is not None and (ch in "<>" or ch.isalnum()):
             refs.append((m.start(), ch.isascii() and ch.isalnum()))
     if len(refs) < 2:
@@ -768,7 +811,7 @@ def _charref_windows(text: str) -> list[Encoded]:
         if count < 2:
             continue
         a = max(0, first - CHARREF_PAD)
-        b = min(len(text), last + 16 + CHARREF_PAD)  # 16: past the last reference itself
+        b = min(len(text), last + 16 + CHARREF_PAD)  # 16: past the last escape itself
         if windows and a <= windows[-1][1]:
             windows[-1][1] = b
             windows[-1][2] |= hides
@@ -776,9 +819,9 @@ def _charref_windows(text: str) -> list[Encoded]:
             windows.append([a, b, hides])
     out: list[Encoded] = []
     for a, b, hides in windows:
-        dec = html.unescape(text[a:min(b, a + MAX_DECODE_CHARS)])
+        dec = decode(text[a:min(b, a + MAX_DECODE_CHARS)])
         if is_texty(dec):
-            out.append(Encoded(a, b, "charref", dec, hides=bool(hides)))
+            out.append(Encoded(a, b, kind, dec, hides=bool(hides)))
     return out
 
 
