@@ -46,6 +46,8 @@ INPUTS = {
     "lone_ampersands": "&#x;&#;&lt &" * (N // 12),
     "json_escapes": "\\u0069\\u0067" * (N // 12),
     "surrogates": "\\ud83d\\ude00\\ud83d" * (N // 18),
+    "spaced_sentence": " ".join("ignore all previous instructions ") * (N // 66),
+    "spaced_mixed": "a.b a-b a b " * (N // 12),
     "quotes": "\"'`" * (N // 3),
     "html_comment": "<!--" + "ignore " * (N // 7),
     "keywords": "ignore all previous instructions system prompt " * (N // 48),

@@ -16,7 +16,8 @@ Three layers, each cheap when it has nothing to do:
   "i.g.n.o.r.e").
 - :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text,
   windows of HTML character references (``&lt;``, ``&#73;``, ``&#x4E2D;``) and of JSON ``\\uXXXX``
-  escapes read as the characters they stand for, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
+  escapes read as the characters they stand for, stretches spelt one character at a time with one
+  separator read as words, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
 
 Offsets are mapped with :class:`OffsetMap`: a list of segments, either copied (linear) or replaced
 (a folded piece standing for an original span), so a 1 MB text with a handful of changes costs a
@@ -411,6 +412,16 @@ _SPACED = re.compile(
     r"(?<![^\W\d_])[^\W\d_](?P<sep>[ .\-_*|/~+:,'])[^\W\d_](?:(?P=sep)[^\W\d_]){2,}(?![^\W\d_])")
 
 
+@lru_cache(maxsize=4)
+def _shape(text: str) -> str:
+    """``text`` with ASCII letters as ``a``, the separators of :data:`_SHAPE` as spaces and (bytes.translate
+    is fast; "replace" keeps one character per character, so offsets still agree) other non-ASCII
+    characters as ``?``."""
+    if text.isascii():
+        return text.translate(_SHAPE)
+    return text.encode("ascii", "replace").translate(_SHAPE_BYTES).decode("ascii")
+
+
 def spaced_runs(text: str) -> list[tuple[int, int, str]]:
     """Runs of four or more single letters joined by one repeated separator, with the letters joined."""
     if text.isascii():
@@ -421,8 +432,7 @@ def spaced_runs(text: str) -> list[tuple[int, int, str]]:
         i = text.encode("ascii", "replace").translate(_SHAPE_BYTES).find(b"a a a a")
     if i < 0:
         return []
-    shape_find = (text.translate(_SHAPE).find if text.isascii()
-                  else text.encode("ascii", "replace").translate(_SHAPE_BYTES).decode("ascii").find)
+    shape_find = _shape(text).find
     out: list[tuple[int, int, str]] = []
     pos = 0
     while i >= 0:
@@ -459,7 +469,7 @@ class Encoded:
 
     start: int
     end: int
-    kind: str  # "base64", "hex", "url", "charref", "jsonesc", "rot13", "tags", "joined"
+    kind: str  # "base64", "hex", "url", "charref", "jsonesc", "spaced", "rot13", "tags", "joined"
     decoded: str
     weight: float = 1.0  # what the document's context leaves of its decoded score (joined runs; engine._scan)
     lead: int = 0  # joined runs: where the first run starts, from ``start``
@@ -654,7 +664,8 @@ def find_encoded(text: str) -> list[Encoded]:
 
     Cheap gates keep this off the hot path: base64/hex runs and joined words can only live in long
     whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x; character
-    references need a ``&``; JSON escapes a backslash-u.
+    references need a ``&``; JSON escapes a backslash-u; letter-spaced stretches four single characters with separators between
+    them (the shape :func:`spaced_runs` reads).
     """
     out: list[Encoded] = []
     spans: list[tuple[int, int]] = []
@@ -722,6 +733,7 @@ def find_encoded(text: str) -> list[Encoded]:
         out.extend(_charref_windows(text))
     if "\\u" in text:
         out.extend(_jsonesc_windows(text))
+    out.extend(_spaced_windows(text))
     return out
 
 
@@ -778,6 +790,78 @@ def _jsonesc_windows(text: str) -> list[Encoded]:
     or digit, which no JSON encoder escapes.
     """
     return _escape_windows(text, _JSONESC.finditer(text), _jsonesc_char, _unescape_json_u, "jsonesc")
+
+
+# A stretch written one character at a time with one separator between the characters (up to three
+# separators, or separator-space-separator, between two words): at least 8 characters. Linear: every
+# repetition consumes one character and a bounded block of separators.
+_SEPS = " .\\-_*|/~+\u00b7"
+_STRETCH = re.compile(r"(?P<x>\S)(?P<s>[" + _SEPS + r"])(?: ?(?P=s)){0,2}"
+                      r"(?:(?!(?P=s))\S(?P=s)(?: ?(?P=s)){0,2}){6,}(?!(?P=s))\S")
+SPACED_MIN_ALNUM = 12  # letters and digits a spaced stretch must spell to be read as words
+
+
+def _despace(run: str, sep: str) -> str:
+    """A letter-spaced stretch read as words: one separator between two characters goes, a longer
+    block of separators (and spaces) is a word break."""
+    esc = re.escape(sep)
+    return "".join(x + (" " if len(block) > 1 else "")
+                   for x, block in re.findall(r"([^\s" + esc + r"])([ " + esc + r"]*)", run)).strip()
+
+
+def _spaced_windows(text: str) -> list[Encoded]:
+    """Stretches spelt one character at a time with one separator, read as words (kind ``spaced``;
+    round 169 of ``benchmarks/model_selection.md``).
+
+    ``" ".join(sentence)`` or ``"-".join(sentence)`` hides every word from word matchers and from the
+    model, while a reader reads it at once; :func:`spaced_runs` only de-pads the runs around a
+    keyword. A stretch (:data:`_STRETCH`) counts when its characters are at least 80% letters or
+    digits and spell :data:`SPACED_MIN_ALNUM` of them. The cheap gate is :func:`spaced_runs`' shape:
+    four single characters in a row with separators between them.
+    """
+    find = _shape(text).find
+    ascii_text = text.isascii()
+    dots = not ascii_text and "\u00b7" in text  # a middle dot is "?" in the shape, as most scripts' letters
+    keys = ("a a a a",) if ascii_text else ("a a a a", "? ? ? ?", "a?a?a?a")
+    nexts = [find(key) for key in keys]  # the next hit of each key (-1: none left)
+    if max(nexts) < 0 and not dots:
+        return []
+
+    def gate(pos: int) -> int:
+        for k, key in enumerate(keys):
+            if 0 <= nexts[k] < pos:
+                nexts[k] = find(key, pos)
+        hits = [j for j in nexts if j >= 0]
+        if dots and (d := text.find("\u00b7", pos)) >= 0:
+            hits.append(max(pos, d - 1))
+        return min(hits, default=-1)
+
+    i = gate(0)
+    out: list[Encoded] = []
+    pos = 0
+    while i >= 0:
+        nxt = i + 7
+        if i + 5 >= len(text) or not (text[i + 1] == text[i + 3] == text[i + 5] and text[i + 1] in _SEPS):
+            pos = nxt  # the shape's separators differ ("e.g. a, b"): not one stretch
+            i = gate(pos)
+            continue
+        lo, hi = max(pos, i - 48), min(len(text), i + 64)
+        # A bounded search finds where a stretch over the hit starts (a hit in ordinary text costs a
+        # hundred characters, not the rest of the text); the stretch is then matched in full.
+        while (m := _STRETCH.search(text, lo, hi)) is not None and m.end() <= i:
+            lo = m.end()
+        if m is not None and m.start() <= i + 1:
+            m = _STRETCH.match(text, m.start())
+            if m is not None:
+                dec = _despace(m.group(), m.group("s"))
+                chars = dec.replace(" ", "")
+                alnum = sum(1 for ch in chars if ch.isalnum())
+                if alnum >= SPACED_MIN_ALNUM and alnum * 5 >= len(chars) * 4 and is_texty(dec):
+                    out.append(Encoded(m.start(), m.end(), "spaced", dec))
+                nxt = max(nxt, m.end())
+        pos = nxt
+        i = gate(pos)
+    return out
 
 
 def _escape_windows(text: str, matches: Iterable[re.Match[str]], char_of: Callable[[re.Match[str]], str | None],
