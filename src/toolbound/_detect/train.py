@@ -483,7 +483,11 @@ before each comparison:
   **shipped**. Round 167 (T167): 400 training records for spoofed turns and envelopes and their hard
   negatives (``corpus/holdout/tr167*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
   :data:`FOCUS_SETS`), on E166: +0.093 on fresh ``v167*`` (90% +0.057 to +0.136; twelve false
-  positives fewer), paired dev -0.0017 (90% -0.0053 to +0.0016): **shipped**.
+  positives fewer), paired dev -0.0017 (90% -0.0053 to +0.0016): **shipped**. Round 168 (E168): JSON
+  ``\\u`` escapes decoded (kind ``jsonesc``; the retrained models byte-identical to T167's): +0.350 on
+  fresh ``v168*`` (90% +0.279 to +0.421), paired dev unchanged: **shipped**. Round 169 (E169):
+  sentences spelt letter by letter with one separator read as words (kind ``spaced``), both models
+  retrained: +0.571 on fresh ``v169*`` (90% +0.493 to +0.643), paired dev +0.0000: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
