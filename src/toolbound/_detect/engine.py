@@ -349,7 +349,8 @@ class Scanner:
                      ) -> tuple[list[Finding], tuple[Encoded, ...]]:
         """:meth:`scan`, plus the runs the engine decoded from ``text`` at the top level (base64,
         hex, URL-encoding, HTML character references, JSON ``\\u`` and ``\\x`` escapes, rot13 windows,
-        Unicode tag characters; offsets into ``text``), so that the scorer can read the decoded texts too (``score.decoded_score``).
+        Unicode tag characters, letter-spaced sentences; offsets into ``text``), so that the scorer
+        can read the decoded texts too (``score.decoded_score``).
 
         ``memo``: when given, an ASCII ``text`` that folding leaves as it is gets its prefilter hits
         stored there (``memo[text]``), for :meth:`joined_hits` to reuse in the cross-field scan of

@@ -17,7 +17,8 @@ Three layers, each cheap when it has nothing to do:
 - :func:`find_encoded` (on demand): base64, hex and URL-encoded runs whose decoded bytes are text,
   windows of HTML character references (``&lt;``, ``&#73;``, ``&#x4E2D;``) and of JSON ``\\uXXXX``
   escapes read as the characters they stand for, stretches spelt one character at a time with one
-  separator read as words, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with spaces).
+  separator read as words, and words joined into one identifier by ``_``, ``-`` or ``.`` (read with
+  spaces).
 
 Offsets are mapped with :class:`OffsetMap`: a list of segments, either copied (linear) or replaced
 (a folded piece standing for an original span), so a 1 MB text with a handful of changes costs a
@@ -660,12 +661,13 @@ def _readable(dec: str | None) -> TypeGuard[str]:
 
 def find_encoded(text: str) -> list[Encoded]:
     """Encoded runs in ``text`` (base64, hex, URL-encoding, HTML character references, JSON ``\\u``
-    escapes) whose decoded form is text, and runs of words joined into one identifier (kind ``joined``).
+    escapes) whose decoded form is text, sentences spelt letter by letter (kind ``spaced``), and runs
+    of words joined into one identifier (kind ``joined``).
 
     Cheap gates keep this off the hot path: base64/hex runs and joined words can only live in long
     whitespace-free tokens; URL-encoding needs a ``%``; ``\\x`` escapes need a backslash-x; character
-    references need a ``&``; JSON escapes a backslash-u; letter-spaced stretches four single characters with separators between
-    them (the shape :func:`spaced_runs` reads).
+    references need a ``&``; JSON escapes a backslash-u; letter-spaced stretches four single
+    characters with separators between them (the shape :func:`spaced_runs` reads).
     """
     out: list[Encoded] = []
     spans: list[tuple[int, int]] = []
@@ -864,8 +866,9 @@ def _spaced_windows(text: str) -> list[Encoded]:
     return out
 
 
-def _escape_windows(text: str, matches: Iterable[re.Match[str]], char_of: Callable[[re.Match[str]], str | None],
-                    decode: Callable[[str], str], kind: str) -> list[Encoded]:
+def _escape_windows(text: str, matches: Iterable[re.Match[str]],
+                    char_of: Callable[[re.Match[str]], str | None], decode: Callable[[str], str],
+                    kind: str) -> list[Encoded]:
     """Windows of escapes of one kind (``matches``), each decoded whole with ``decode``.
 
     A window starts only at escapes that stand for a letter, a digit, ``<`` or ``>`` (``char_of``:
