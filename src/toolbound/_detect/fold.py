@@ -472,7 +472,7 @@ class Encoded:
     end: int
     kind: str  # "base64", "hex", "url", "charref", "jsonesc", "spaced", "rot13", "tags", "joined"
     decoded: str
-    weight: float = 1.0  # what the document's context leaves of its decoded score (joined runs; engine._scan)
+    weight: float = 1.0  # what the document's context leaves of its decoded score (engine.WEAKENED_KINDS)
     lead: int = 0  # joined runs: where the first run starts, from ``start``
     hides: bool = True  # whether the encoding itself hides text (False: escaped markup, see find_encoded)
 
