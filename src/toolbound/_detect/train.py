@@ -488,6 +488,12 @@ before each comparison:
   fresh ``v168*`` (90% +0.279 to +0.421), paired dev unchanged: **shipped**. Round 169 (E169):
   sentences spelt letter by letter with one separator read as words (kind ``spaced``), both models
   retrained: +0.571 on fresh ``v169*`` (90% +0.493 to +0.643), paired dev +0.0000: **shipped**.
+  Round 170 (E170): ``charref`` and ``jsonesc`` windows kept without the texty test (the passage
+  model came out byte-identical, the expert retrained): +0.157 on fresh ``v170*`` (90% +0.107 to
+  +0.214), paired dev unchanged: **shipped**. Round 171 (W171): the document-level weakening of round
+  100 extended to ``spaced``, ``charref`` and ``jsonesc`` runs, both models retrained: +0.071 on fresh
+  ``v171*`` (90% +0.021 to +0.129; 16 false positives fewer, six injections lost), paired dev -0.0031
+  (90% -0.0060 to -0.0005): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
