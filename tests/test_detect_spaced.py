@@ -83,3 +83,34 @@ def test_spaced_runs_are_in_bounds_disjoint_and_spell_their_characters(parts: li
         # every character of the decoded words comes from the stretch, in order
         src = iter(text[run.start:run.end])
         assert all(ch in src for ch in run.decoded.replace(" ", ""))
+
+
+WRITEUP = ("Post-mortem: prompt injection through a letter-spaced review\n\n"
+           "Last month our summarising agent followed an instruction that a product review spelled out in "
+           "a disguised form. Timeline, impact and the fix are below; the short version is that the "
+           "decoded text reached the model as if it were ours.\n\n"
+           + "Details of the pipeline and of the summarising step. " * 12 +
+           "\n\nThe review read: {payload}\n\nWe now decode such text before the model sees it.")
+TICKET = "Ticket #5521 (shipping)\nCustomer wrote: the parcel arrived late.\n{payload}\nPlease advise."
+
+
+def _disguises() -> dict[str, str]:
+    import json
+    return {"spaced": " ".join(PAYLOAD), "charref": "".join(f"&#{ord(c)};" for c in PAYLOAD),
+            "jsonesc": json.dumps(PAYLOAD)[1:-1].replace("I", "\\u0049").replace("e", "\\u0065")}
+
+
+def test_a_write_up_that_discusses_injection_weakens_its_disguised_exhibit() -> None:
+    # round 171: as round 100 did for joined identifiers, the discussion anywhere in the document
+    # weakens a spaced, referenced or escaped run (here the discussion is ~700 characters away)
+    from toolbound._detect.engine import get_scanner
+
+    for kind, payload in _disguises().items():
+        text = WRITEUP.format(payload=payload)
+        _, runs = get_scanner().scan_decoded(text)
+        mine = [r for r in runs if r.kind == kind]
+        assert mine and all(0 < r.weight < 1 for r in mine), kind
+        assert not toolbound.detect(text).flagged, kind
+        assert toolbound.detect(TICKET.format(payload=payload)).flagged, kind  # an ordinary carrier: full weight
+        _, plain_runs = get_scanner().scan_decoded(TICKET.format(payload=payload))
+        assert all(r.weight == 1.0 for r in plain_runs), kind

@@ -64,6 +64,9 @@ MAX_DEPTH = 2
 TIMEOUT_RULE_ID = "engine.timeout"
 TIMEOUT_WEIGHT = 0.5  # fail closed: a text that makes a rule time out is suspicious on its own
 DAMPEN_RADIUS = 400   # characters around a context match within which evidence is weakened
+WEAKENED_KINDS = frozenset({"joined", "spaced", "charref", "jsonesc"})
+"""Kinds of decoded runs that context evidence anywhere in the document weakens (``_weaken_disguised``):
+disguises that write-ups show as exhibits. Rounds 100 and 171 of ``benchmarks/model_selection.md``."""
 MAX_FINDINGS_PER_RULE = 50
 MAX_ANCHORED = 16  # a window with more candidate match starts than this is searched as a whole
 PRESENCE_MIN = 1024  # texts shorter than this search their windows for literals directly (needs.Presence)
@@ -929,8 +932,8 @@ class Scanner:
             for enc in encoded:
                 self._decoded(enc, depth, evs)
         ctx = [e for e in evs if e.rule is not None and e.rule.family == CONTEXT_FAMILY]
-        if ctx and any(enc.kind == "joined" for enc in encoded):
-            encoded = _weaken_joined(encoded, evs, ctx)
+        if ctx and any(enc.kind in WEAKENED_KINDS for enc in encoded):
+            encoded = _weaken_disguised(encoded, evs, ctx)
         if decoded is not None:
             decoded.extend(encoded)
         if ctx:
@@ -1219,26 +1222,29 @@ def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _weaken_joined(encoded: list[Encoded], evs: list[_Ev], ctx: list[_Ev]) -> list[Encoded]:
-    """Joined runs (words written as one identifier) in a document that discusses prompt injection:
-    the strongest context evidence anywhere in it weakens the evidence decoded from each run and its
-    decoded score (``Encoded.weight``, read by ``score.decoded_score``), as ``_dampen`` weakens plain
-    words near it (round 100 of ``benchmarks/model_selection.md``). The whole document counts, not a
-    radius: a write-up names attack identifiers far from its discussion words. Context evidence
-    decoded from a joined run does not count (an identifier cannot weaken itself). Quotes do not
-    weaken a run: carriers quote identifiers (round 97)."""
-    own = [c for c in ctx if c.detail != "joined" and c.rule is not None]
+def _weaken_disguised(encoded: list[Encoded], evs: list[_Ev], ctx: list[_Ev]) -> list[Encoded]:
+    """Disguised runs (kinds in :data:`WEAKENED_KINDS`: words written as one identifier, letter-spaced
+    sentences, HTML character references, JSON ``\\u`` escapes) in a document that discusses prompt
+    injection: the strongest context evidence anywhere in it weakens the evidence decoded from each
+    run and its decoded score (``Encoded.weight``, read by ``score.decoded_score``), as ``_dampen``
+    weakens plain words near it (round 100 of ``benchmarks/model_selection.md`` for joined runs,
+    round 171 for the others: security write-ups show such payloads as exhibits). The whole document
+    counts, not a radius: a write-up names its exhibits far from its discussion words. Context
+    evidence decoded from a disguised run does not count (a run cannot weaken itself). Quotes do not
+    weaken a run: carriers quote identifiers (round 97). Base64, hex, URL-encoding, rot13 and tag
+    characters keep their full weight."""
+    own = [c for c in ctx if c.detail not in WEAKENED_KINDS and c.rule is not None]
     if not own:
         return encoded
     strongest = max(own, key=lambda c: c.weight)
     factor = 1.0 - strongest.weight
     out: list[Encoded] = []
     for enc in encoded:
-        if enc.kind != "joined":
+        if enc.kind not in WEAKENED_KINDS:
             out.append(enc)
             continue
         for e in evs:
-            if (e.detail == "joined" and e.start == enc.start and e.end == enc.end and e.rule is not None
+            if (e.detail == enc.kind and e.start == enc.start and e.end == enc.end and e.rule is not None
                     and e.rule.family != CONTEXT_FAMILY):
                 e.weight *= factor
                 e.note += " (weakened: the document discusses prompt injection)"

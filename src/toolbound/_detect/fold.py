@@ -472,7 +472,7 @@ class Encoded:
     end: int
     kind: str  # "base64", "hex", "url", "charref", "jsonesc", "spaced", "rot13", "tags", "joined"
     decoded: str
-    weight: float = 1.0  # what the document's context leaves of its decoded score (joined runs; engine._scan)
+    weight: float = 1.0  # what the document's context leaves of its decoded score (engine.WEAKENED_KINDS)
     lead: int = 0  # joined runs: where the first run starts, from ``start``
     hides: bool = True  # whether the encoding itself hides text (False: escaped markup, see find_encoded)
 
@@ -875,7 +875,8 @@ def _escape_windows(text: str, matches: Iterable[re.Match[str]],
     the character an escape stands for, None when it stands for none). At least two of them within
     :data:`CHARREF_GAP` characters of each other make a window, widened by up to
     :data:`CHARREF_PAD` characters each side (windows that meet are merged). ``hides`` is True where
-    an escape in the window stands for an ASCII letter or digit.
+    an escape in the window stands for an ASCII letter or digit. Every window is kept, whatever its
+    decoded share of letters (dense JSON or markup around a few escaped words).
     """
     refs: list[tuple[int, bool]] = []  # (position, stands for an ASCII letter or digit)
     for m in matches:
@@ -904,12 +905,10 @@ def _escape_windows(text: str, matches: Iterable[re.Match[str]],
             windows[-1][2] |= hides
         else:
             windows.append([a, b, hides])
-    out: list[Encoded] = []
-    for a, b, hides in windows:
-        dec = decode(text[a:min(b, a + MAX_DECODE_CHARS)])
-        if is_texty(dec):
-            out.append(Encoded(a, b, kind, dec, hides=bool(hides)))
-    return out
+    # No ``is_texty`` test: an escape is lossless, so the decoded window is the text a reader sees,
+    # however much of it is indentation, keys and markup (round 170 of benchmarks/model_selection.md).
+    return [Encoded(a, b, kind, decode(text[a:min(b, a + MAX_DECODE_CHARS)]), hides=bool(hides))
+            for a, b, hides in windows]
 
 
 def _pct_stretch(run: str) -> str:
