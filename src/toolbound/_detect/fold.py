@@ -795,20 +795,43 @@ def _jsonesc_windows(text: str) -> list[Encoded]:
 
 
 # A stretch written one character at a time with one separator between the characters (up to three
-# separators, or separator-space-separator, between two words): at least 8 characters. Linear: every
-# repetition consumes one character and a bounded block of separators.
+# separators, or separator-space-separator, between two words; or, round 173, one to three spaces
+# between two words when the separator is not a space: "i.g.n.o.r.e  a.l.l"): at least 8
+# characters. Linear: every repetition consumes one character and a bounded block of separators.
 _SEPS = " .\\-_*|/~+\u00b7"
 _STRETCH = re.compile(r"(?P<x>\S)(?P<s>[" + _SEPS + r"])(?: ?(?P=s)){0,2}"
-                      r"(?:(?!(?P=s))\S(?P=s)(?: ?(?P=s)){0,2}){6,}(?!(?P=s))\S")
+                      r"(?:(?!(?P=s))\S(?:(?P=s)(?: ?(?P=s)){0,2}| {1,3})){6,}(?!(?P=s))\S")
 SPACED_MIN_ALNUM = 12  # letters and digits a spaced stretch must spell to be read as words
 
 
 def _despace(run: str, sep: str) -> str:
     """A letter-spaced stretch read as words: one separator between two characters goes, a longer
-    block of separators (and spaces) is a word break."""
+    block of separators (and spaces) is a word break, and so is a space where the separator is not a
+    space (round 173)."""
     esc = re.escape(sep)
-    return "".join(x + (" " if len(block) > 1 else "")
+    return "".join(x + (" " if len(block) > 1 or (block == " " and sep != " ") else "")
                    for x, block in re.findall(r"([^\s" + esc + r"])([ " + esc + r"]*)", run)).strip()
+
+
+def _one_separator(*seps: str) -> bool:
+    """Whether the separators of a shape hit can belong to one stretch: all in :data:`_SEPS`, and one
+    mark apart from spaces (a space may break words spelt with another mark, round 173)."""
+    return all(c in _SEPS for c in seps) and len(set(seps) - {" "}) <= 1
+
+
+def _one_letter_words_before(text: str, a: int, floor: int) -> int:
+    """Where a stretch spelt with a mark starts once the one-letter words before it (each followed by
+    one to three spaces: "把 用·户·的", "I  t.o.l.d") are taken in; never before ``floor``."""
+    while True:
+        j = a
+        while j > floor and a - j < 3 and text[j - 1] == " ":
+            j -= 1
+        c = j - 1
+        if j == a or c < floor or text[c].isspace() or text[c] in _SEPS or not text[c].isalnum():
+            return a
+        if c > floor and not text[c - 1].isspace():
+            return a
+        a = c
 
 
 def _spaced_windows(text: str) -> list[Encoded]:
@@ -843,7 +866,7 @@ def _spaced_windows(text: str) -> list[Encoded]:
     pos = 0
     while i >= 0:
         nxt = i + 7
-        if i + 5 >= len(text) or not (text[i + 1] == text[i + 3] == text[i + 5] and text[i + 1] in _SEPS):
+        if i + 5 >= len(text) or not _one_separator(text[i + 1], text[i + 3], text[i + 5]):
             pos = nxt  # the shape's separators differ ("e.g. a, b"): not one stretch
             i = gate(pos)
             continue
@@ -852,14 +875,22 @@ def _spaced_windows(text: str) -> list[Encoded]:
         # hundred characters, not the rest of the text); the stretch is then matched in full.
         while (m := _STRETCH.search(text, lo, hi)) is not None and m.end() <= i:
             lo = m.end()
-        if m is not None and m.start() <= i + 1:
+        if m is not None and m.start() <= i + 4:  # the hit may begin with a one-letter word and spaces
             m = _STRETCH.match(text, m.start())
             if m is not None:
-                dec = _despace(m.group(), m.group("s"))
+                a, b, sep = m.start(), m.end(), m.group("s")
+                if sep != " ":
+                    if b < len(text) and text[b].isalnum() and text[b - 2] == " ":
+                        # a space broke words and the last "character" starts an ordinary word
+                        b -= 1
+                        while text[b - 1] == " ":
+                            b -= 1
+                    a = _one_letter_words_before(text, a, lo)
+                dec = _despace(text[a:b], sep)
                 chars = dec.replace(" ", "")
                 alnum = sum(1 for ch in chars if ch.isalnum())
                 if alnum >= SPACED_MIN_ALNUM and alnum * 5 >= len(chars) * 4 and is_texty(dec):
-                    out.append(Encoded(m.start(), m.end(), "spaced", dec))
+                    out.append(Encoded(a, b, "spaced", dec))
                 nxt = max(nxt, m.end())
         pos = nxt
         i = gate(pos)
