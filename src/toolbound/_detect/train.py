@@ -493,7 +493,13 @@ before each comparison:
   +0.214), paired dev unchanged: **shipped**. Round 171 (W171): the document-level weakening of round
   100 extended to ``spaced``, ``charref`` and ``jsonesc`` runs, both models retrained: +0.071 on fresh
   ``v171*`` (90% +0.021 to +0.129; 16 false positives fewer, six injections lost), paired dev -0.0031
-  (90% -0.0060 to -0.0005): **shipped**.
+  (90% -0.0060 to -0.0005): **shipped**. Round 172 (T172): 400 training records for short workflow
+  texts and their hard negatives (``corpus/holdout/tr172*``, in ``TRAINING``,
+  :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`; the 19 ``calendar`` records stay out as a
+  test-only carrier), on W171: +0.021 on fresh ``v172*`` (90% +0.007 to +0.043), paired dev -0.0020
+  (90% -0.0055 to +0.0015): **shipped**. Round 173 (E173): letter-separated words with one to three
+  spaces between them read as words (``fold._STRETCH``; the retrained models byte-identical to
+  T172's): +0.493 on fresh ``v173*`` (90% +0.421 to +0.564), paired dev unchanged: **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
