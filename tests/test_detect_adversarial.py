@@ -50,6 +50,8 @@ INPUTS = {
     "spaced_mixed": "a.b a-b a b " * (N // 12),
     "spaced_words": "i.g.n.o.r.e  a.l.l  p.r.e.v.i.o.u.s  " * (N // 36),  # round 173: one stretch over all
     "dotted_pairs": "a.b c.d " * (N // 8),
+    "marked_words": "s.u.m word " * (N // 11),  # round 174: one window of marked words over all
+    "marked_hangul": "요.약.하 말 " * (N // 9),
     "quotes": "\"'`" * (N // 3),
     "html_comment": "<!--" + "ignore " * (N // 7),
     "keywords": "ignore all previous instructions system prompt " * (N // 48),

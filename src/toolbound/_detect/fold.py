@@ -894,6 +894,70 @@ def _spaced_windows(text: str) -> list[Encoded]:
                 nxt = max(nxt, m.end())
         pos = nxt
         i = gate(pos)
+    return _marked_word_windows(text, out)
+
+
+# Round 174: words (any script) spelt with one mark between their letters ("s.u.m.m.a.r.i.z.e",
+# "요.약.하.는", "A.I"; a Korean particle may follow: "완.료라고") inside ordinary text. Linear: one
+# pass, fixed-width steps.
+_MARKED_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_](?P<m>[.\-_*|/+\u00b7])[^\W\d_](?:(?P=m)[^\W\d_])*")
+MARKED_MIN_LETTERS = 4  # a cluster needs one marked word this long that is not all ASCII capitals
+
+
+def _marked_word_windows(text: str, stretches: list[Encoded]) -> list[Encoded]:
+    """``stretches`` plus windows around key words spelt with a mark inside ordinary text, read with
+    the words written whole (kind ``spaced``; round 174 of ``benchmarks/model_selection.md``).
+
+    Words of two or more letters with one mark between their letters, outside ``stretches``, within
+    :data:`CHARREF_GAP` characters of each other make a cluster; a cluster that holds a word of
+    :data:`MARKED_MIN_LETTERS` or more letters that is not all ASCII capitals (``N.A.S.A.`` is an
+    acronym) is widened by up to :data:`CHARREF_PAD` characters each side (clusters that meet are
+    merged) and decoded with every such word written without its marks. Gate: the letter-spaced
+    shape of :func:`_shape` (three single characters with separators between them).
+    """
+    shape = _shape(text)
+    if shape.find("a a a") < 0 and shape.find("? ? ?") < 0 and "\u00b7" not in text:
+        return stretches
+    words: list[tuple[int, int, str]] = []
+    for m in _MARKED_WORD.finditer(text):
+        a, b = m.start(), m.end()
+        if any(r.start < b and a < r.end for r in stretches):
+            continue
+        words.append((a, b, m.group().replace(m.group("m"), "")))
+    if not words:
+        return stretches
+    clusters: list[list] = []  # [first, last_end, words, qualifies]
+    for a, b, w in words:
+        ok = len(w) >= MARKED_MIN_LETTERS and not (w.isascii() and w.isupper())
+        if clusters and a - clusters[-1][1] <= CHARREF_GAP:
+            c = clusters[-1]
+            c[1] = b
+            c[2].append((a, b, w))
+            c[3] |= ok
+        else:
+            clusters.append([a, b, [(a, b, w)], ok])
+    windows: list[list] = []  # [start, end, words]
+    for first, last, ws, ok in clusters:
+        if not ok:
+            continue
+        a, b = max(0, first - CHARREF_PAD), min(len(text), last + CHARREF_PAD)
+        if windows and a <= windows[-1][1]:
+            windows[-1][1] = b
+            windows[-1][2].extend(ws)
+        else:
+            windows.append([a, b, list(ws)])
+    if not windows:
+        return stretches
+    out = list(stretches)
+    for a, b, ws in windows:
+        parts, pos = [], a
+        for s, e, w in ws:
+            parts.append(text[pos:s])
+            parts.append(w)
+            pos = e
+        parts.append(text[pos:b])
+        out.append(Encoded(a, b, "spaced", "".join(parts)))
+    out.sort(key=lambda r: r.start)
     return out
 
 
