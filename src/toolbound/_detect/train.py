@@ -500,6 +500,9 @@ before each comparison:
   (90% -0.0055 to +0.0015): **shipped**. Round 173 (E173): letter-separated words with one to three
   spaces between them read as words (``fold._STRETCH``; the retrained models byte-identical to
   T172's): +0.493 on fresh ``v173*`` (90% +0.421 to +0.564), paired dev unchanged: **shipped**.
+  Round 174 (E174): key words spelt with a mark inside ordinary text read in place (kind
+  ``spaced``), both models retrained: +0.107 on fresh ``v174*`` (90% +0.064 to +0.150), paired dev
+  +0.0006 (90% +0.0000 to +0.0017): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
