@@ -50,6 +50,7 @@ __all__ = [
     "fold",
     "is_texty",
     "spaced_runs",
+    "spaced_stretches",
     "unleet",
 ]
 
@@ -835,6 +836,12 @@ def _one_letter_words_before(text: str, a: int, floor: int) -> int:
 
 
 def _spaced_windows(text: str) -> list[Encoded]:
+    """Letter-spaced stretches (:func:`spaced_stretches`) and windows of marked words among ordinary
+    words (:func:`_marked_word_windows`), all of kind ``spaced``."""
+    return _marked_word_windows(text, spaced_stretches(text))
+
+
+def spaced_stretches(text: str) -> list[Encoded]:
     """Stretches spelt one character at a time with one separator, read as words (kind ``spaced``;
     round 169 of ``benchmarks/model_selection.md``).
 
@@ -894,7 +901,7 @@ def _spaced_windows(text: str) -> list[Encoded]:
                 nxt = max(nxt, m.end())
         pos = nxt
         i = gate(pos)
-    return _marked_word_windows(text, out)
+    return out
 
 
 # Round 174: words (any script) spelt with one mark between their letters ("s.u.m.m.a.r.i.z.e",
