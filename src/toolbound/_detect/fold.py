@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from html.entities import html5 as _HTML5
 from collections.abc import Callable, Iterable
-from typing import TypeGuard
+from typing import Any, TypeGuard
 from urllib.parse import unquote_plus
 
 import regex
@@ -904,6 +904,34 @@ def spaced_stretches(text: str) -> list[Encoded]:
     return out
 
 
+def _gap_windows(text: str, spans: list[tuple[int, int, Any]], keep: Callable[[list[Any]], bool],
+                 reach_from_start: bool = False) -> list[tuple[int, int, list[Any]]]:
+    """Windows around clusters of ``spans`` (``(start, end, item)``, in order): a span within
+    :data:`CHARREF_GAP` characters of the previous one joins its cluster (measured from the previous
+    span's end, or from its start with ``reach_from_start``); a cluster whose items ``keep`` accepts is
+    widened by up to :data:`CHARREF_PAD` characters each side, and windows that meet are merged.
+    Returns ``(start, end, items)`` per window. Used by the escape windows and the marked-word windows."""
+    clusters: list[tuple[int, int, list[Any]]] = []
+    for a, b, item in spans:
+        last = clusters[-1] if clusters else None
+        if last is not None and a - (last[2][-1][0] if reach_from_start else last[1]) <= CHARREF_GAP:
+            last[2].append((a, item))
+            clusters[-1] = (last[0], b, last[2])
+        else:
+            clusters.append((a, b, [(a, item)]))
+    windows: list[tuple[int, int, list[Any]]] = []
+    for first, end, members in clusters:
+        items = [item for _, item in members]
+        if not keep(items):
+            continue
+        a, b = max(0, first - CHARREF_PAD), min(len(text), end + CHARREF_PAD)
+        if windows and a <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], b, windows[-1][2] + items)
+        else:
+            windows.append((a, b, items))
+    return windows
+
+
 # Round 174: words (any script) spelt with one mark between their letters ("s.u.m.m.a.r.i.z.e",
 # "요.약.하.는", "A.I"; a Korean particle may follow: "완.료라고") inside ordinary text. Linear: one
 # pass, fixed-width steps.
@@ -933,26 +961,9 @@ def _marked_word_windows(text: str, stretches: list[Encoded]) -> list[Encoded]:
         words.append((a, b, m.group().replace(m.group("m"), "")))
     if not words:
         return stretches
-    clusters: list[list] = []  # [first, last_end, words, qualifies]
-    for a, b, w in words:
-        ok = len(w) >= MARKED_MIN_LETTERS and not (w.isascii() and w.isupper())
-        if clusters and a - clusters[-1][1] <= CHARREF_GAP:
-            c = clusters[-1]
-            c[1] = b
-            c[2].append((a, b, w))
-            c[3] |= ok
-        else:
-            clusters.append([a, b, [(a, b, w)], ok])
-    windows: list[list] = []  # [start, end, words]
-    for first, last, ws, ok in clusters:
-        if not ok:
-            continue
-        a, b = max(0, first - CHARREF_PAD), min(len(text), last + CHARREF_PAD)
-        if windows and a <= windows[-1][1]:
-            windows[-1][1] = b
-            windows[-1][2].extend(ws)
-        else:
-            windows.append([a, b, list(ws)])
+    windows = _gap_windows(text, [(a, b, (a, b, w)) for a, b, w in words],
+                           lambda ws: any(len(w) >= MARKED_MIN_LETTERS and not (w.isascii() and w.isupper())
+                                          for _, _, w in ws))
     if not windows:
         return stretches
     out = list(stretches)
@@ -985,32 +996,12 @@ def _escape_windows(text: str, matches: Iterable[re.Match[str]],
         ch = char_of(m)
         if ch is not None and (ch in "<>" or ch.isalnum()):
             refs.append((m.start(), ch.isascii() and ch.isalnum()))
-    if len(refs) < 2:
-        return []
-    clusters: list[list[int]] = []  # [first, last, count, hides]
-    for pos, hides in refs:
-        if clusters and pos - clusters[-1][1] <= CHARREF_GAP:
-            c = clusters[-1]
-            c[1] = pos
-            c[2] += 1
-            c[3] |= hides
-        else:
-            clusters.append([pos, pos, 1, hides])
-    windows: list[list[int]] = []  # [start, end, hides], merged where the widened windows meet
-    for first, last, count, hides in clusters:
-        if count < 2:
-            continue
-        a = max(0, first - CHARREF_PAD)
-        b = min(len(text), last + 16 + CHARREF_PAD)  # 16: past the last escape itself
-        if windows and a <= windows[-1][1]:
-            windows[-1][1] = b
-            windows[-1][2] |= hides
-        else:
-            windows.append([a, b, hides])
+    windows = _gap_windows(text, [(pos, pos + 16, hides) for pos, hides in refs],  # 16: past the escape
+                           lambda hs: len(hs) >= 2, reach_from_start=True)
     # No ``is_texty`` test: an escape is lossless, so the decoded window is the text a reader sees,
     # however much of it is indentation, keys and markup (round 170 of benchmarks/model_selection.md).
-    return [Encoded(a, b, kind, decode(text[a:min(b, a + MAX_DECODE_CHARS)]), hides=bool(hides))
-            for a, b, hides in windows]
+    return [Encoded(a, b, kind, decode(text[a:min(b, a + MAX_DECODE_CHARS)]), hides=any(hs))
+            for a, b, hs in windows]
 
 
 def _pct_stretch(run: str) -> str:
