@@ -502,7 +502,13 @@ before each comparison:
   T172's): +0.493 on fresh ``v173*`` (90% +0.421 to +0.564), paired dev unchanged: **shipped**.
   Round 174 (E174): key words spelt with a mark inside ordinary text read in place (kind
   ``spaced``), both models retrained: +0.107 on fresh ``v174*`` (90% +0.064 to +0.150), paired dev
-  +0.0006 (90% +0.0000 to +0.0017): **shipped**.
+  +0.0006 (90% +0.0000 to +0.0017): **shipped**. Session 55: round 175 (M175, the bag of words
+  divided by ``sqrt(max(n, 32) + 1)``, ``doc_bow`` ``floor``): -0.014 on fresh ``v175*``: not
+  shipped (tag ``round175-freeze``). Round 176 (T176): 400 training records of classic attack lines
+  and their hard negatives (``corpus/holdout/tr176*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
+  :data:`FOCUS_SETS`): +0.021 on fresh ``v176*`` (90% +0.000 to +0.050), paired dev -0.0011 (90%
+  -0.0049 to +0.0026): **shipped**. Round 177 (B177, :data:`L2_BOW` 2e-4): -0.007 on fresh
+  ``v177*``: not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
