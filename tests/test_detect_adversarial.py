@@ -52,6 +52,7 @@ INPUTS = {
     "dotted_pairs": "a.b c.d " * (N // 8),
     "marked_words": "s.u.m word " * (N // 11),  # round 174: one window of marked words over all
     "marked_hangul": "요.약.하 말 " * (N // 9),
+    "stretches_and_marked": "a.b.c.d.e.f.g.h.i.j.k.l.m.n word s.u.m.m.a.r.y word " * (N // 52),
     "quotes": "\"'`" * (N // 3),
     "html_comment": "<!--" + "ignore " * (N // 7),
     "keywords": "ignore all previous instructions system prompt " * (N // 48),

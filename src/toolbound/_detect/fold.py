@@ -953,11 +953,22 @@ def _marked_word_windows(text: str, stretches: list[Encoded]) -> list[Encoded]:
     shape = _shape(text)
     if shape.find("a a a") < 0 and shape.find("? ? ?") < 0 and "\u00b7" not in text:
         return stretches
+    # The stretches' union, in order, read with one pointer as the words come in order (testing every
+    # stretch against every word grew with the square of the text on alternating shapes).
+    taken: list[list[int]] = []
+    for r in sorted(stretches, key=lambda r: r.start):
+        if taken and r.start <= taken[-1][1]:
+            taken[-1][1] = max(taken[-1][1], r.end)
+        else:
+            taken.append([r.start, r.end])
     words: list[tuple[int, int, str]] = []
+    j = 0
     for m in _MARKED_WORD.finditer(text):
         a, b = m.start(), m.end()
-        if any(r.start < b and a < r.end for r in stretches):
-            continue
+        while j < len(taken) and taken[j][1] <= a:
+            j += 1
+        if j < len(taken) and taken[j][0] < b:
+            continue  # inside or across a stretch
         words.append((a, b, m.group().replace(m.group("m"), "")))
     if not words:
         return stretches
