@@ -508,7 +508,11 @@ before each comparison:
   and their hard negatives (``corpus/holdout/tr176*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
   :data:`FOCUS_SETS`): +0.021 on fresh ``v176*`` (90% +0.000 to +0.050), paired dev -0.0011 (90%
   -0.0049 to +0.0026): **shipped**. Round 177 (B177, :data:`L2_BOW` 2e-4): -0.007 on fresh
-  ``v177*``: not shipped.
+  ``v177*``: not shipped. Session 56: round 178 (C178, the document rule score as a combiner input,
+  ``model.DOC_NAMES``; learnt weight 0.15): +0.000 on fresh ``v178*``: not shipped (tag
+  ``round178-freeze``). Round 179 (S179, the bag of words without the 100 tokens in the most
+  training documents, ``doc_bow`` ``stop``): +0.000 on fresh ``v179*``, -0.014 on ``v178*``: not
+  shipped (tag ``round179-freeze``; the code was not kept).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
