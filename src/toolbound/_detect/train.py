@@ -512,7 +512,11 @@ before each comparison:
   ``model.DOC_NAMES``; learnt weight 0.15): +0.000 on fresh ``v178*``: not shipped (tag
   ``round178-freeze``). Round 179 (S179, the bag of words without the 100 tokens in the most
   training documents, ``doc_bow`` ``stop``): +0.000 on fresh ``v179*``, -0.014 on ``v178*``: not
-  shipped (tag ``round179-freeze``; the code was not kept).
+  shipped (tag ``round179-freeze``; the code was not kept). Round 180 (T180): 400 training records of
+  people asking the reader to send the owner's data out, and their hard negatives
+  (``corpus/holdout/tr180*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`):
+  +0.036 on fresh ``v180*`` (90% +0.014 to +0.064), paired dev +0.0046 (90% +0.0017 to +0.0078):
+  **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
