@@ -516,7 +516,10 @@ before each comparison:
   people asking the reader to send the owner's data out, and their hard negatives
   (``corpus/holdout/tr180*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`):
   +0.036 on fresh ``v180*`` (90% +0.014 to +0.064), paired dev +0.0046 (90% +0.0017 to +0.0078):
-  **shipped**.
+  **shipped**. Session 57: round 181 (T181, 400 training records of people without standing asking
+  the reader to act with the owner's accounts and tools, ``corpus/unadopted/tr181*``): +0.000 on
+  fresh ``v181*``, paired dev -0.0029: not shipped (tag ``round181-freeze``); rounds 182 and 183,
+  registered on top of it, were not decided.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
