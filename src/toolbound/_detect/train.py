@@ -519,7 +519,12 @@ before each comparison:
   **shipped**. Session 57: round 181 (T181, 400 training records of people without standing asking
   the reader to act with the owner's accounts and tools, ``corpus/unadopted/tr181*``): +0.000 on
   fresh ``v181*``, paired dev -0.0029: not shipped (tag ``round181-freeze``); rounds 182 and 183,
-  registered on top of it, were not decided.
+  registered on top of it, were not decided. Round 184 (C184): their 800 training records together
+  on main, conditional orders on the reader or a later moment and personas or mode switches that
+  would make the reader drop its rules, with their hard negatives (``corpus/holdout/tr182*`` and
+  ``tr183*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`): +0.029 on fresh
+  ``v182*`` and ``v183*`` (90% +0.011 to +0.046), paired dev -0.0031 (90% -0.0063 to -0.0002):
+  **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
