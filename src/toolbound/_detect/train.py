@@ -622,7 +622,11 @@ EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49",
                                      "v134", "v135", "v136", "v137",
                                      "v138", "v139", "v140", "v141", "v142", "v143", "v144", "v145", "v146", "v147",
                                      "v148", "tr150", "v149", "v150", "v151", "tr153", "tr154", "tr157", "tr158", "tr160", "tr163", "tr165",
-                                     "tr167", "tr172", "tr176", "tr180", "tr182", "tr183")
+                                     "tr167", "tr172", "tr176", "tr180", "tr182", "tr183",
+                                     "v152", "v153", "v154", "v155", "v156", "v157", "v158", "v159", "v160",
+                                     "v161", "v162", "v163", "v164", "v165", "v166", "v167", "v168", "v169",
+                                     "v170", "v171", "v172", "v173", "v174", "v175", "v176", "v177", "v178",
+                                     "v179", "v180", "v181", "v182", "v183")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
