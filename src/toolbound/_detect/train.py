@@ -527,7 +527,11 @@ before each comparison:
   **shipped**. Round 185 (H185): the spent validation sets of rounds 152-183 (``corpus/holdout/v152*``
   to ``v183*``, 8,679 records outside the test-only carriers) join the train split (``TRAINING``) and
   :data:`EXPERT_LEAVE_OUT`, at weight 1: +0.007 on fresh ``v185*`` (90% +0.000 to +0.018), paired dev
-  +0.0096 (90% +0.0049 to +0.0148): **shipped**.
+  +0.0096 (90% +0.0049 to +0.0148): **shipped**. Round 186 (T186): on H185, 400 training records in
+  Arabic (240) and Chinese (160) over every family, one passage inside an ordinary record, with their
+  hard negatives (``corpus/holdout/tr186*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
+  :data:`FOCUS_SETS`): +0.021 on fresh ``v186*`` (90% +0.007 to +0.043), paired dev -0.0003 (90%
+  -0.0026 to +0.0020): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
