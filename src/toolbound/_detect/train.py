@@ -532,6 +532,11 @@ before each comparison:
   hard negatives (``corpus/holdout/tr186*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
   :data:`FOCUS_SETS`): +0.021 on fresh ``v186*`` (90% +0.007 to +0.043), paired dev -0.0003 (90%
   -0.0026 to +0.0020): **shipped**.
+- session 59, round 187 (T187): 400 training records of ordinary business e-mail, three fifths benign
+  mail full of imperatives for the recipient, two fifths the same kinds of mail with one injected
+  passage (``corpus/holdout/tr187*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
+  :data:`FOCUS_SETS`): +0.017 on fresh ``v187*`` (90% +0.000 to +0.033), paired dev -0.0052 (90%
+  -0.0084 to -0.0023): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
