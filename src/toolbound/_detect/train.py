@@ -606,7 +606,7 @@ SPENT_SET_WEIGHT: float = 0.5
 """Rounds 140-141 (W140, W141; W141 shipped): the weight of the records of :data:`ROUND138_SETS` (and
 their twins) in every fit of the shipped model; 1.0 weighs them as any other record (H138)."""
 FOCUS_SETS: tuple[str, ...] = ("tr150", "tr153", "tr154", "tr157", "tr158", "tr160", "tr163", "tr165",
-                               "tr167", "tr172", "tr176", "tr180", "tr182", "tr183", "tr186", "tr187")
+                               "tr167", "tr172", "tr176", "tr180", "tr182", "tr183", "tr186", "tr187", "tr189")
 """Round 151 (W151): the training records written for one weak shape (round 150's ``tr150*``, prompt
 extraction asked as a question, and their hard negatives), weighed by :data:`FOCUS_SET_WEIGHT`; round
 153 (T153) adds ``tr153*`` (standing orders on the reader's future output), round 154 (T154)
@@ -621,7 +621,8 @@ turns and envelopes), round 172 (T172) ``tr172*`` (short workflow texts), round 
 out), round 184 (C184) ``tr182*`` (round 182's conditional orders on the reader or a later moment) and
 ``tr183*`` (round 183's personas and mode switches that would make the reader drop its rules), round
 186 (T186) ``tr186*`` (Arabic and Chinese records over every family), round 187 (T187) ``tr187*``
-(ordinary business e-mail, three fifths benign)."""
+(ordinary business e-mail, three fifths benign), round 189 (T189) ``tr189*`` (orders to call tools
+or operate devices, persona and mode switches, side tasks)."""
 FOCUS_SET_WEIGHT: float = 3.0
 """Round 151 (W151): the weight of the records of :data:`FOCUS_SETS` (and their twins) in every fit of
 the shipped model; 1.0 weighs them as any other record (T150)."""
@@ -640,7 +641,7 @@ EXPERT_LEAVE_OUT: tuple[str, ...] = ("tr46", "va37", "v46", "v47", "v48", "v49",
                                      "v152", "v153", "v154", "v155", "v156", "v157", "v158", "v159", "v160",
                                      "v161", "v162", "v163", "v164", "v165", "v166", "v167", "v168", "v169",
                                      "v170", "v171", "v172", "v173", "v174", "v175", "v176", "v177", "v178",
-                                     "v179", "v180", "v181", "v182", "v183", "tr186", "tr187")
+                                     "v179", "v180", "v181", "v182", "v183", "tr186", "tr187", "tr189")
 """Authored record sets (id prefixes: ``tr46`` is ``corpus/authored/train_tr46{a,b,c,d}.jsonl``) the
 expert does not learn from, nor from their twins: sets added for the eleven corpus languages whose
 effect on the expert has not passed a round. Round 46's D46 trained the expert on ``tr46`` too and it
