@@ -536,7 +536,13 @@ before each comparison:
   mail full of imperatives for the recipient, two fifths the same kinds of mail with one injected
   passage (``corpus/holdout/tr187*``, in ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and
   :data:`FOCUS_SETS`): +0.017 on fresh ``v187*`` (90% +0.000 to +0.033), paired dev -0.0052 (90%
-  -0.0084 to -0.0023): **shipped**.
+  -0.0084 to -0.0023): **shipped**. Round 188 (W188): on T187, the round-185 pool (``v152*``-``v183*``)
+  at :data:`SPENT_SET_WEIGHT` 0.5, as W141 did for round 138's: -0.004 on fresh ``v188*`` (90% -0.011
+  to +0.000): not shipped (tag ``round188-freeze``). Round 189 (T189): on T187, 400 training records
+  over the three families the spent sets showed weakest, orders to call tools or operate devices,
+  persona and mode switches, and side tasks, with their hard negatives (``corpus/holdout/tr189*``, in
+  ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`): +0.020 on fresh ``v189*`` (90%
+  +0.000 to +0.040), paired dev +0.0049 (90% +0.0023 to +0.0079): **shipped**.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
