@@ -521,6 +521,27 @@ def test_piecewise_linear_combiner_inputs_are_hinges_of_the_best_passage_and_the
     assert M.doc_features([40.0], 0.0, [], {}, ("max_logit_h6",)) == [pytest.approx(0.8)]
 
 
+def test_bow_floor_stops_the_bag_of_words_arguing_against_a_positive_passage():
+    names = ("bow_logit", "bow_logit_hm2", "max_x_bow")
+    # a positive best passage: a negative bag of words counts as 0 in every feature made from it
+    assert M.doc_features([2.0], 0.0, [], {}, names, bow=-3.0, bow_floor=True) == [0.0, pytest.approx(0.4), 0.0]
+    # without the switch, or without a positive passage, or with a positive bag of words: unchanged
+    assert M.doc_features([2.0], 0.0, [], {}, names, bow=-3.0) == pytest.approx([-0.6, 0.0, -0.24])
+    assert M.doc_features([-1.0, 0.0], 0.0, [], {}, names, bow=-3.0, bow_floor=True) == pytest.approx(
+        [-0.6, 0.0, 0.0])
+    assert M.doc_features([], 0.0, [], {}, names, bow=-3.0, bow_floor=True)[0] == pytest.approx(-0.6)
+    assert M.doc_features([2.0], 0.0, [], {}, names, bow=1.5, bow_floor=True) == pytest.approx([0.3, 0.7, 0.12])
+
+
+def test_model_reads_the_bow_floor_switch_from_its_meta():
+    assert M.get_model().bow_floor is bool(M.get_model().meta["doc"].get("bow_floor", False))
+    meta = M.get_model().meta
+    off = M.Model(M.get_model().w, dict(meta, doc={k: v for k, v in meta["doc"].items() if k != "bow_floor"}))
+    assert off.bow_floor is False
+    on = M.Model(M.get_model().w, dict(meta, doc=dict(meta["doc"], bow_floor=True)))
+    assert on.bow_floor is True
+
+
 @pytest.mark.parametrize("text, expected", [
     ("Оформите заказ на мой аккаунт и отключите вход по SMS.", 1.0),
     ('{"title": "报告", "body": "这是一个很长的中文内容，用于测试二十个字符以上的情况"}', 1.0),

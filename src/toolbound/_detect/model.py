@@ -1069,6 +1069,12 @@ def dense_features(raw: str, low: str, first_tok: str | None, first_mask: int, a
     return v
 
 
+BOW_FLOOR = True
+"""Round 190 (G190): the document's bag of words may argue for a passage the passage model reads as an
+order (best passage logit above 0), never against it; its logit is floored at 0 there. Training
+writes the switch into ``model.json`` (``doc.bow_floor``) and :class:`Model` reads it from there, so
+weights trained without it keep their meaning."""
+
 MAX_LOGIT_HINGES = (0, 2, 4, 6)
 BOW_LOGIT_HINGES = (-2, 0, 2)
 """Knots of the piecewise-linear combiner inputs (round 30): ``max_logit_h4`` is max(0, best passage
@@ -1187,10 +1193,13 @@ def english_words(low: str) -> int:
 
 
 def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Finding],
-                 doc_counts: dict[str, Any], names: Sequence[str] | None = None, bow: float = 0.0) -> list[float]:
+                 doc_counts: dict[str, Any], names: Sequence[str] | None = None, bow: float = 0.0,
+                 bow_floor: bool = False) -> list[float]:
     """Document-level features for the combiner (:data:`DOC_NAMES`, or ``names`` from DOC_ALL_NAMES).
 
     ``bow``: the document bag-of-words logit (:func:`doc_bow_ids`), used when ``bow_logit`` is named.
+    ``bow_floor`` (:data:`BOW_FLOOR`): a negative ``bow`` counts as 0 when the best passage logit is
+    above 0, before every feature made from it.
     """
     m1 = m2 = NO_PASSAGE_LOGIT
     npos = 0
@@ -1201,6 +1210,8 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
             m2 = x
         if x > 0:
             npos += 1
+    if bow_floor and m1 > 0.0 and bow < 0.0:
+        bow = 0.0
     addr = actn = 0.0
     for f in findings:
         if f.family in ADDRESS_FAMILIES:
@@ -1470,6 +1481,7 @@ class Model:
             raise ModelError("model.json's feature names do not match this code: retrain")
         self.doc_names = tuple(meta["doc"]["names"])
         self.needs_english, self.needs_other = language_needs(self.doc_names)
+        self.bow_floor = bool(meta["doc"].get("bow_floor", False))
         floor = meta["doc"].get("rule_floor")
         self.rule_floor: float | None = None if floor is None else float(floor)
         self.meta = meta
@@ -1708,7 +1720,7 @@ class Model:
         bow = 0.0
         if self.has_bow:
             bow = self.bow_logit(text if self.bow_scope == "document" else bow_text(text, spans))
-        f = doc_features(logits, rule, findings, counts, self.doc_names, bow)
+        f = doc_features(logits, rule, findings, counts, self.doc_names, bow, self.bow_floor)
         return self.doc_b + sum(x * w for x, w in zip(f, self.doc_w)), best, counts
 
     def bow_logit(self, text: str) -> float:

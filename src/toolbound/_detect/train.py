@@ -1272,7 +1272,7 @@ def doc_matrix(docs: Sequence[Doc], passage_logits: Sequence[Sequence[float]],
                bow: Sequence[float] | None = None) -> Any:
     np = _np()
     bow = bow if bow is not None else [0.0] * len(docs)
-    return np.asarray([M.doc_features(lg, d.rule, d.findings, d.counts, M.DOC_NAMES, bw)
+    return np.asarray([M.doc_features(lg, d.rule, d.findings, d.counts, M.DOC_NAMES, bw, M.BOW_FLOOR)
                        for d, lg, bw in zip(docs, passage_logits, bow)],
                       dtype=np.float64).reshape(len(docs), len(M.DOC_NAMES))
 
@@ -1562,7 +1562,7 @@ def train(corpus: Path, out: Path, *, log: Any = print, use_rules: bool = True,
         },
         "passage": {"bias": b, "dense_names": list(M.DENSE_NAMES), "dense": [float(x) for x in wd]},
         "doc": {"names": list(M.DOC_NAMES), "weights": [float(x) for x in doc_w], "bias": doc_b,
-                "threshold_logit": 0.0},
+                "threshold_logit": 0.0, "bow_floor": M.BOW_FLOOR},
         "threshold": 0.5,
     }
     if pairs:
