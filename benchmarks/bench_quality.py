@@ -114,7 +114,10 @@ def model_card() -> str:
            is not None else "."),
         *([f"- document bag of words: a logistic regression over the distinct tokens of the whole document "
            f"(the first {m['doc_bow']['max_tokens']:,}), in a second block of 2^{m['hash_bits']} weights; its logit "
-           "is one input of the document combiner."] if m.get("doc_bow") else []),
+           "is one input of the document combiner"
+           + (", floored at 0 when the document's best passage logit is above 0 (round 190: the register of "
+              "the document may argue for such a passage, never against it)." if m["doc"].get("bow_floor")
+              else ".")] if m.get("doc_bow") else []),
         f"- window floor (round 159): when a document's best passage has a positive logit and the document has "
         f"no discussion or test-spec words, the text from {WINDOW_PAD} characters before that passage to "
         f"{WINDOW_PAD} after is scored as a document of its own, and the larger score stands once it reaches "
