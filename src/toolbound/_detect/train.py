@@ -542,7 +542,14 @@ before each comparison:
   over the three families the spent sets showed weakest, orders to call tools or operate devices,
   persona and mode switches, and side tasks, with their hard negatives (``corpus/holdout/tr189*``, in
   ``TRAINING``, :data:`EXPERT_LEAVE_OUT` and :data:`FOCUS_SETS`): +0.020 on fresh ``v189*`` (90%
-  +0.000 to +0.040), paired dev +0.0049 (90% +0.0023 to +0.0079): **shipped**.
+  +0.000 to +0.040), paired dev +0.0049 (90% +0.0023 to +0.0079): **shipped**. Round 190 (G190):
+  the document bag of words floored at 0 under a positive best passage (``model.BOW_FLOOR``, written
+  into ``model.json`` as ``doc.bow_floor``; the passage and bag-of-words weights come out byte for byte
+  the same, only the combiners are refitted): +0.004 on fresh general ``v190*`` (90% -0.007 to
+  +0.014), paired dev -0.0033 (90% -0.0077 to +0.0011): **shipped**. Round 191 (T191): a second
+  batch of 400 training records for the three weakest families (``corpus/unadopted/tr191*``): +0.027
+  on fresh ``v191*`` alone, but combined with G190 (C192) the paired dev's 90% lower end was -0.0109:
+  not shipped (tags ``round191-freeze``, ``round192-freeze``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
