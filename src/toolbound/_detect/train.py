@@ -549,7 +549,11 @@ before each comparison:
   +0.014), paired dev -0.0033 (90% -0.0077 to +0.0011): **shipped**. Round 191 (T191): a second
   batch of 400 training records for the three weakest families (``corpus/unadopted/tr191*``): +0.027
   on fresh ``v191*`` alone, but combined with G190 (C192) the paired dev's 90% lower end was -0.0109:
-  not shipped (tags ``round191-freeze``, ``round192-freeze``).
+  not shipped (tags ``round191-freeze``, ``round192-freeze``). Round 193 (H193): the spent
+  ``v185*``-``v191*`` (2,680 records) join the train split at weight 1: -0.004 on fresh ``v193*`` (one
+  benign record crosses 0.5, no injection moves), paired dev +0.0000: not shipped (tag
+  ``round193-freeze``); round 194 (T194, ``tr191*`` at weight 1 on H193) was therefore not decided
+  (tag ``round194-freeze``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
