@@ -553,7 +553,9 @@ before each comparison:
   ``v185*``-``v191*`` (2,680 records) join the train split at weight 1: -0.004 on fresh ``v193*`` (one
   benign record crosses 0.5, no injection moves), paired dev +0.0000: not shipped (tag
   ``round193-freeze``); round 194 (T194, ``tr191*`` at weight 1 on H193) was therefore not decided
-  (tag ``round194-freeze``).
+  (tag ``round194-freeze``). Round 195 (T195): 400 training records for conditional orders, prompt
+  extraction and data sent out, mostly outside English (``corpus/unadopted/tr195*``): +0.000 on fresh
+  ``v195*`` (no record crosses 0.5), paired dev -0.0035: not shipped (tag ``round195-freeze``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
