@@ -1082,14 +1082,14 @@ logit - 4) / 5, ``bow_logit_hm2`` max(0, bag-of-words logit + 2) / 5."""
 _MAX_HINGE_KEYS = tuple((k, f"max_logit_h{k}") for k in MAX_LOGIT_HINGES)
 _BOW_HINGE_KEYS = tuple((k, f"bow_logit_h{k}".replace("-", "m")) for k in BOW_LOGIT_HINGES)
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
-                                  "log1p_positive_passages", "rule_score", "rule_flag", "rule_address",
-                                  "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
+                                  "log1p_positive_passages", "log1p_passages", "rule_score", "rule_flag",
+                                  "rule_address", "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
                                   "non_english_max", "non_english_bow", "other_language", "other_language_max",
                                   "other_language_bow") + tuple(
     f"max_logit_h{k}" for k in MAX_LOGIT_HINGES) + tuple(
     f"bow_logit_h{k}".replace("-", "m") for k in BOW_LOGIT_HINGES) + ("max_x_bow",)
-DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "log1p_positive_passages", "doc_discuss", "doc_meta",
-                              "bow_logit", "max_logit_h0", "max_logit_h2", "max_logit_h4", "max_logit_h6",
+DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit_pos", "log1p_positive_passages", "log1p_passages",
+                              "doc_discuss", "doc_meta", "bow_logit", "max_logit_h0", "max_logit_h2", "max_logit_h4", "max_logit_h6",
                               "bow_logit_hm2", "bow_logit_h0", "bow_logit_h2", "other_language",
                               "other_language_max", "other_language_bow")
 """The document features the combiner uses. Rule evidence enters through the passages (rule hits by
@@ -1224,6 +1224,7 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "second_logit_pos": max(0.0, min(10.0, m2)) / 5.0,  # a missing or negative second passage: 0
         "has_passage": float(bool(logits)),
         "log1p_positive_passages": math.log1p(npos),
+        "log1p_passages": math.log1p(len(logits)),  # every scored passage, however weak (round 196)
         "rule_score": rule,
         "rule_flag": float(rule >= 0.5),
         "rule_address": addr,
