@@ -556,6 +556,11 @@ before each comparison:
   (tag ``round194-freeze``). Round 195 (T195): 400 training records for conditional orders, prompt
   extraction and data sent out, mostly outside English (``corpus/unadopted/tr195*``): +0.000 on fresh
   ``v195*`` (no record crosses 0.5), paired dev -0.0035: not shipped (tag ``round195-freeze``).
+  Round 196 (K196, session 62): the combiner reads ``second_logit_pos`` (the second passage counted
+  from 0) and ``log1p_passages`` (every scored passage) instead of ``second_logit``, whose -8/5 for a
+  lone passage gave it a bonus that any weak second passage took away: +0.007 on fresh ``v196*``,
+  paired dev +0.0021: shipped (tag ``round196k-freeze``); J196 (``second_logit_pos`` alone) read
+  +0.013 on ``v196*`` but paired dev -0.0207: not shipped (tag ``round196j-freeze``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
