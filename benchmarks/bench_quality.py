@@ -57,6 +57,58 @@ def quality_summary() -> str:
     return head + ".\n\n" + render_table(s, markdown=True)
 
 
+# Issue 4's targets and its offline peers, as the issue states them (the peers were measured by others on
+# the same public files, each at its default setting; toolbound's figures come from quality.json).
+RECALL_TARGET_TEST = 0.97        # corpus test split, recall at FPR <= 1%
+RECALL_AIM_PUBLIC = 0.90         # each public tool-output set, recall at FPR <= 2%
+PUBLIC_TOOL_OUTPUT = ("injecagent", "bipia_email", "bipia_table_code")
+PEERS = {
+    # data set: (what the peers reach, (best peer recall, that peer's FPR) or None, best peer FPR on all-benign files)
+    # the issue gives the rule-based peers' FPR only as a bound: beating it is judged against the bound
+    "injecagent": ("rule-based peers: recall 0.50-0.56 at FPR <= 0.6%", (0.56, 0.006), None),
+    "bipia_email": ("none above recall 0.05 except a TF-IDF model: 0.28 at FPR 0.35", (0.28, 0.35), None),
+    "notinject": ("FPR 0-29% (all benign)", None, 0.0),
+}
+
+
+def _yes(ok: bool) -> str:
+    return "**yes**" if ok else "no"
+
+
+def quality_targets() -> str:
+    """Issue 4's targets and offline peers against the shipped model's figures in quality.json."""
+    s = _summary()
+    if s is None:
+        return NO_RESULTS
+    ds = s["datasets"]
+    rows = ["| data set | target or peers (issue 4) | toolbound | met |", "| --- | --- | --- | --- |"]
+    t = ds.get("corpus_test")
+    if t:
+        v = t["recall_at_fpr_1pct"]
+        rows.append(f"| corpus_test | recall >= {RECALL_TARGET_TEST:.2f} at FPR <= 1% | {_f(v)} | "
+                    f"{_yes(v is not None and v >= RECALL_TARGET_TEST)} |")
+    for name in PUBLIC_TOOL_OUTPUT:
+        d = ds.get(name)
+        if d:
+            v = d["recall_at_fpr_2pct"]
+            rows.append(f"| {name} | recall >= {RECALL_AIM_PUBLIC:.2f} at FPR <= 2% (aim) | {_f(v)} | "
+                        f"{_yes(v is not None and v >= RECALL_AIM_PUBLIC)} |")
+    for name, (said, point, best_fpr) in PEERS.items():
+        d = ds.get(name)
+        if not d:
+            continue
+        if point is not None:
+            # beating a peer on both axes: higher recall and lower FPR at toolbound's shipped threshold
+            ok = d["recall"] > point[0] and d["fpr"] is not None and d["fpr"] < point[1]
+            rows.append(f"| {name} | beat every peer on both axes; {said} | recall {_f(d['recall'])} at FPR "
+                        f"{_f(d['fpr'])} (threshold {s['model']['threshold']}) | {_yes(ok)}"
+                        + (" (FPR judged against the issue's bound)" if ok and name == "injecagent" else "") + " |")
+        else:
+            ok = d["fpr"] is not None and d["fpr"] < best_fpr
+            rows.append(f"| {name} | beat every peer; {said} | FPR {_f(d['fpr'])} | {_yes(ok)} |")
+    return "\n".join(rows)
+
+
 def quality_intervals() -> str:
     """Each data set's headline figures with their 95% bootstrap intervals."""
     s = _summary()
@@ -141,7 +193,7 @@ def model_card() -> str:
 
 
 def readme_sections() -> dict[str, Callable[[], str]]:
-    return {"quality": quality_summary, "quality-intervals": quality_intervals, "quality-families": quality_families,
+    return {"quality": quality_summary, "quality-targets": quality_targets, "quality-intervals": quality_intervals, "quality-families": quality_families,
             "quality-languages": quality_languages, "model-card": model_card}
 
 
