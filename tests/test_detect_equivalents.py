@@ -512,3 +512,31 @@ def test_base64_wrapped_over_two_fields_is_decoded_by_the_cross_field_scan() -> 
     items = [("/a", "attachment:"), ("/b", _B64_HALVES[0]), ("/c", _B64_HALVES[1]), ("/d", "Thanks!")]
     got = api.scan_strings(items)
     assert any(f.detail == "spans:/b,/c" and f.rule_id.startswith("override.") for f in got)
+
+
+# Word runs and the language counts (session 63): str.translate + split on ASCII text, and set
+# intersections instead of two alternations, give what the regexes give.
+_RUN_ALPHABET = st.sampled_from(list("ab_Z09 \t\n\x0b\x1c\x1f.,;:'-!?/\\()[]{}<>@#$%^&*+=|~`\"\x00\x7f") +
+                                ["é", "ß", "ı", "İ", "é", "日", "١", "\u00a0", "\u2028", "ǅ"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_RUN_ALPHABET, max_size=60))
+def test_word_runs_and_letter_runs_match_the_regexes(text: str) -> None:
+    from toolbound._detect import langid
+
+    assert M.WordRuns(text).get() == set(M._WORD_RUN_RE.findall(text))
+    assert langid._words(text) == (langid._WORD_ASCII_RE if text.isascii() else langid._WORD_RE).findall(text)
+
+
+_LANG_WORDS = list(M.FOREIGN_WORDS[:12]) + list(M.ENGLISH_WORDS[:10]) + ["per", "the_", "xthe", "queé", "для", "日本語"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_LANG_WORDS), st.sampled_from([" ", ", ", "_", "-", "\n", "'", "é", ""])),
+                max_size=40))
+def test_other_language_from_word_runs_matches_the_alternations(parts: list[tuple[str, str]]) -> None:
+    low = "".join(w + sep for w, sep in parts).lower()
+    assert M.other_language(low, M.WordRuns(low)) == M.other_language(low)
+    long = low + " the " * 900 + " que una pero esta"  # over 4,000 characters: the head alone counts
+    assert M.other_language(long, M.WordRuns(long)) == M.other_language(long)

@@ -98,9 +98,16 @@ _WORD_RE = re.compile(r"[^\W\d_]+")
 _WORD_ASCII_RE = re.compile(r"[A-Za-z]+")  # the same words in ASCII text (a plain class: faster to test)
 
 
+# On ASCII text every character that is no letter becomes a space, and str.split() gives the runs of
+# letters that _WORD_ASCII_RE finds (a test checks them), several times faster than the regex.
+_NOT_LETTER_ASCII = {i: " " for i in range(128) if not chr(i).isalpha()}
+
+
 def _words(text: str) -> list[str]:
-    """The runs of letters in ``text`` (:data:`_WORD_RE`)."""
-    return (_WORD_ASCII_RE if text.isascii() else _WORD_RE).findall(text)
+    """The runs of letters in ``text`` (:data:`_WORD_RE`), in order."""
+    if text.isascii():
+        return text.translate(_NOT_LETTER_ASCII).split()
+    return _WORD_RE.findall(text)
 _DEVANAGARI = re.compile(r"[\u0900-\u097f]+")
 _ARABIC = re.compile(r"[\u0600-\u06ff]+")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]+")

@@ -728,18 +728,25 @@ class LearnedOpener:
         return out
 
 
-class WordRuns:
-    """The distinct ``\\w+`` runs of one lower-cased text, found the first time a lexicon asks."""
+# On ASCII text every character that is no word character becomes a space, and str.split() gives
+# the runs _WORD_RUN_RE finds (a test checks them), several times faster than the regex.
+_NOT_WORD_ASCII = {i: " " for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
-    __slots__ = ("_low", "_runs")
+
+class WordRuns:
+    """The distinct ``\\w+`` runs of one lower-cased text (:attr:`low`), found the first time a
+    lexicon or :func:`other_language` asks."""
+
+    __slots__ = ("low", "_runs")
 
     def __init__(self, low: str) -> None:
-        self._low = low
+        self.low = low
         self._runs: set[str] | None = None
 
     def get(self) -> set[str]:
         if self._runs is None:
-            self._runs = set(_WORD_RUN_RE.findall(self._low))
+            low = self.low
+            self._runs = set(low.translate(_NOT_WORD_ASCII).split() if low.isascii() else _WORD_RUN_RE.findall(low))
         return self._runs
 
 
@@ -791,8 +798,8 @@ def _with_action_hits(hits: list[tuple[int, int, int]], found: Sequence[tuple[in
 
 def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: LearnedOpener | None = None,
                        morphology: bool = False, verbs: LearnedOpener | None = None,
-                       outputs: LearnedOpener | None = None, operate: SubstringOpener | None = None
-                       ) -> tuple[list[tuple[int, int]], dict[str, int]]:
+                       outputs: LearnedOpener | None = None, operate: SubstringOpener | None = None,
+                       runs: WordRuns | None = None) -> tuple[list[tuple[int, int]], dict[str, int]]:
     """Passages of ``text`` worth scoring, and the document's cue counts (``you``, ``discuss``).
 
     A passage is opened by a strong cue (AI-addressing, override, secrecy, conditional,
@@ -810,11 +817,13 @@ def candidate_passages(text: str, findings: Sequence[Finding] = (), opener: Lear
     report, ...), whole words that count as "tell" cues, so one next to an action verb opens a passage
     ("in the reply, include the code ..."). ``operate``: a model's Chinese, Japanese and Korean words for
     operating an account (``opener.operate``: 变更, 登録, 송금, ...), found inside words (those scripts
-    attach particles and endings), that count as action verbs, where no cue starts.
+    attach particles and endings), that count as action verbs, where no cue starts. ``runs``: the
+    word runs of ``text.lower()``, when the caller shares them with :func:`language_counts`.
     """
-    low = text.lower()
+    if runs is None:
+        runs = WordRuns(text.lower())
+    low = runs.low
     hits, counts = cue_scan(text, low)
-    runs = WordRuns(low)
     if opener is not None:
         learned = [(s, e, TRIG) for s, e in opener.spans(low, runs)]
         if learned:
@@ -1124,6 +1133,8 @@ FOREIGN_WORDS = (
     "não", "você", "uma", "mais", "seu", "sua", "também",
 )
 _FOREIGN_RE = re.compile(r"\b(?:" + "|".join(sorted(set(FOREIGN_WORDS), key=len, reverse=True)) + r")\b")
+_FOREIGN_SET = frozenset(FOREIGN_WORDS)
+_ENGLISH_SET = frozenset(ENGLISH_WORDS)
 # On ASCII text the same words with re.ASCII (the same matches there, found faster)
 _FOREIGN_ASCII_RE = re.compile(_FOREIGN_RE.pattern, re.ASCII)
 _ENGLISH_ASCII_RE = re.compile(_ENGLISH_RE.pattern, re.ASCII)
@@ -1132,12 +1143,16 @@ _NON_LATIN_RE = re.compile("[\u0370-\u03ff\u0400-\u052f\u0590-\u06ff\u0750-\u077
 NON_LATIN_ENOUGH = 20
 
 
-def other_language(low: str) -> float:
+def other_language(low: str, runs: WordRuns | None = None) -> float:
     """How clearly lower-cased ``low`` (its first 4,000 characters) is written in a language other than
     English (round 33 of ``benchmarks/model_selection.md``): 1.0 with at least :data:`NON_LATIN_ENOUGH`
     letters of a non-Latin script; else min(k, 4) / 4 for k >= 2 distinct :data:`FOREIGN_WORDS`
     when there are more of them than distinct :data:`ENGLISH_WORDS`; else 0.0. English JSON without
-    function words is 0.0, not "not English"."""
+    function words is 0.0, not "not English".
+
+    ``runs``: ``low``'s word runs (:class:`WordRuns`). A word of either list matched whole is a
+    maximal run of word characters equal to it, so on a text of at most 4,000 characters the counts
+    are those of its runs' intersections with the lists (a test checks both ways)."""
     head = low[:4000]
     foreign_re, english_re = _FOREIGN_ASCII_RE, _ENGLISH_ASCII_RE
     if not head.isascii():
@@ -1147,6 +1162,12 @@ def other_language(low: str) -> float:
             n += 1
             if n >= NON_LATIN_ENOUGH:
                 return 1.0
+    if runs is not None and len(low) <= 4000:
+        words = runs.get()
+        k = min(len(_FOREIGN_SET.intersection(words)), ENGLISH_ENOUGH)
+        if k < 2 or len(_ENGLISH_SET.intersection(words)) >= k:
+            return 0.0
+        return k / ENGLISH_ENOUGH
     foreign: set[str] = set()
     for m in foreign_re.finditer(head):
         foreign.add(m.group())
@@ -1168,16 +1189,17 @@ def language_needs(names: Sequence[str]) -> tuple[bool, bool]:
     return not LANGUAGE_NAMES.isdisjoint(names), not OTHER_LANGUAGE_NAMES.isdisjoint(names)
 
 
-def language_counts(text: str, english: bool, other: bool) -> dict[str, float]:
+def language_counts(text: str, english: bool, other: bool, runs: WordRuns | None = None) -> dict[str, float]:
     """The document counts the language inputs read (see :func:`language_needs`); training and
-    inference both fill them here."""
+    inference both fill them here. ``runs``: the word runs of ``text.lower()``, when the caller
+    has them (:func:`candidate_passages` found them)."""
     out: dict[str, float] = {}
     if english or other:
-        low = text.lower()
+        low = text.lower() if runs is None else runs.low
         if english:
             out["en"] = english_words(low)
         if other:
-            out["other"] = other_language(low)
+            out["other"] = other_language(low, runs)
     return out
 
 
@@ -1705,10 +1727,11 @@ class Model:
         document's counts (context words, kinds)."""
         if len(findings) > INDEX_FINDINGS:
             findings = IndexedFindings(findings)
+        runs = WordRuns(text.lower())
         spans, counts = candidate_passages(text, findings, self.opener, self.morphology, self.verbs,
-                                           self.outputs, self.operate)
+                                           self.outputs, self.operate, runs)
         if self.needs_english or self.needs_other:
-            counts.update(language_counts(text, self.needs_english, self.needs_other))  # type: ignore[arg-type]
+            counts.update(language_counts(text, self.needs_english, self.needs_other, runs))  # type: ignore[arg-type]
         logits = []
         best: tuple[float, int, int] | None = None
         context = self.context_weight(counts) if spans else 0.0
