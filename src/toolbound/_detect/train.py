@@ -560,7 +560,10 @@ before each comparison:
   from 0) and ``log1p_passages`` (every scored passage) instead of ``second_logit``, whose -8/5 for a
   lone passage gave it a bonus that any weak second passage took away: +0.007 on fresh ``v196*``,
   paired dev +0.0021: shipped (tag ``round196k-freeze``); J196 (``second_logit_pos`` alone) read
-  +0.013 on ``v196*`` but paired dev -0.0207: not shipped (tag ``round196j-freeze``).
+  +0.013 on ``v196*`` but paired dev -0.0207: not shipped (tag ``round196j-freeze``). Round 197
+  (session 63): the combiner counts only passages above a logit floor instead of every passage (L197
+  -2, M197 -4): +0.040 and +0.013 on fresh ``v197*`` (long documents with one injection), paired dev
+  -0.0141 and -0.0061: neither shipped (tags ``round197l-freeze``, ``round197m-freeze``).
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
