@@ -63,11 +63,12 @@ RECALL_TARGET_TEST = 0.97        # corpus test split, recall at FPR <= 1%
 RECALL_AIM_PUBLIC = 0.90         # each public tool-output set, recall at FPR <= 2%
 PUBLIC_TOOL_OUTPUT = ("injecagent", "bipia_email", "bipia_table_code")
 PEERS = {
-    # data set: (what the peers reach, (best peer recall, that peer's FPR) or None, best peer FPR on all-benign files)
-    # the issue gives the rule-based peers' FPR only as a bound: beating it is judged against the bound
-    "injecagent": ("rule-based peers: recall 0.50-0.56 at FPR <= 0.6%", (0.56, 0.006), None),
-    "bipia_email": ("none above recall 0.05 except a TF-IDF model: 0.28 at FPR 0.35", (0.28, 0.35), None),
-    "notinject": ("FPR 0-29% (all benign)", None, 0.0),
+    # data set: (what the peers reach, (best peer recall, that peer's FPR) or None, best peer FPR on
+    # all-benign files, what a "yes" rests on: the issue gives the rule-based peers' FPR only as a bound)
+    "injecagent": ("rule-based peers: recall 0.50-0.56 at FPR <= 0.6%", (0.56, 0.006), None,
+                   " (FPR judged against the issue's bound)"),
+    "bipia_email": ("none above recall 0.05 except a TF-IDF model: 0.28 at FPR 0.35", (0.28, 0.35), None, ""),
+    "notinject": ("FPR 0-29% (all benign)", None, 0.0, ""),
 }
 
 
@@ -93,7 +94,7 @@ def quality_targets() -> str:
             v = d["recall_at_fpr_2pct"]
             rows.append(f"| {name} | recall >= {RECALL_AIM_PUBLIC:.2f} at FPR <= 2% (aim) | {_f(v)} | "
                         f"{_yes(v is not None and v >= RECALL_AIM_PUBLIC)} |")
-    for name, (said, point, best_fpr) in PEERS.items():
+    for name, (said, point, best_fpr, caveat) in PEERS.items():
         d = ds.get(name)
         if not d:
             continue
@@ -102,7 +103,7 @@ def quality_targets() -> str:
             ok = d["recall"] > point[0] and d["fpr"] is not None and d["fpr"] < point[1]
             rows.append(f"| {name} | beat every peer on both axes; {said} | recall {_f(d['recall'])} at FPR "
                         f"{_f(d['fpr'])} (threshold {s['model']['threshold']}) | {_yes(ok)}"
-                        + (" (FPR judged against the issue's bound)" if ok and name == "injecagent" else "") + " |")
+                        + (caveat if ok else "") + " |")
         else:
             ok = d["fpr"] is not None and d["fpr"] < best_fpr
             rows.append(f"| {name} | beat every peer; {said} | FPR {_f(d['fpr'])} | {_yes(ok)} |")
