@@ -1091,13 +1091,15 @@ logit - 4) / 5, ``bow_logit_hm2`` max(0, bag-of-words logit + 2) / 5."""
 _MAX_HINGE_KEYS = tuple((k, f"max_logit_h{k}") for k in MAX_LOGIT_HINGES)
 _BOW_HINGE_KEYS = tuple((k, f"bow_logit_h{k}".replace("-", "m")) for k in BOW_LOGIT_HINGES)
 DOC_ALL_NAMES: tuple[str, ...] = ("max_logit", "second_logit", "second_logit_pos", "has_passage",
-                                  "log1p_positive_passages", "log1p_passages", "rule_score", "rule_flag",
+                                  "log1p_positive_passages", "log1p_passages", "log1p_live_passages_m2",
+                                  "log1p_live_passages_m4", "rule_score", "rule_flag",
                                   "rule_address", "rule_action", "doc_discuss", "doc_meta", "bow_logit", "non_english",
                                   "non_english_max", "non_english_bow", "other_language", "other_language_max",
                                   "other_language_bow") + tuple(
     f"max_logit_h{k}" for k in MAX_LOGIT_HINGES) + tuple(
     f"bow_logit_h{k}".replace("-", "m") for k in BOW_LOGIT_HINGES) + ("max_x_bow",)
 DOC_NAMES: tuple[str, ...] = ("max_logit", "second_logit_pos", "log1p_positive_passages", "log1p_passages",
+                              "log1p_live_passages_m4",
                               "doc_discuss", "doc_meta", "bow_logit", "max_logit_h0", "max_logit_h2", "max_logit_h4", "max_logit_h6",
                               "bow_logit_hm2", "bow_logit_h0", "bow_logit_h2", "other_language",
                               "other_language_max", "other_language_bow")
@@ -1214,6 +1216,10 @@ def english_words(low: str) -> int:
     return len(seen)
 
 
+LIVE_FLOORS = (-4.0, -2.0)
+"""Passage logit floors of ``log1p_live_passages_m4`` and ``_m2`` (round 197): passages above them count."""
+
+
 def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Finding],
                  doc_counts: dict[str, Any], names: Sequence[str] | None = None, bow: float = 0.0,
                  bow_floor: bool = False) -> list[float]:
@@ -1224,7 +1230,7 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
     above 0, before every feature made from it.
     """
     m1 = m2 = NO_PASSAGE_LOGIT
-    npos = 0
+    npos = live2 = live4 = 0
     for x in logits:
         if x > m1:
             m1, m2 = x, m1
@@ -1232,6 +1238,10 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
             m2 = x
         if x > 0:
             npos += 1
+        if x > LIVE_FLOORS[0]:
+            live4 += 1
+            if x > LIVE_FLOORS[1]:
+                live2 += 1
     if bow_floor and m1 > 0.0 and bow < 0.0:
         bow = 0.0
     addr = actn = 0.0
@@ -1247,6 +1257,10 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "has_passage": float(bool(logits)),
         "log1p_positive_passages": math.log1p(npos),
         "log1p_passages": math.log1p(len(logits)),  # every scored passage, however weak (round 196)
+        # passages the model cannot dismiss, above a logit floor (round 197): a document's clearly
+        # benign parts do not dilute the injection beside them
+        "log1p_live_passages_m2": math.log1p(live2),
+        "log1p_live_passages_m4": math.log1p(live4),
         "rule_score": rule,
         "rule_flag": float(rule >= 0.5),
         "rule_address": addr,
