@@ -1112,7 +1112,10 @@ far the document is from English and hinges of the best passage and bag-of-words
 passage is not outvoted linearly by an ordinary-looking carrier): paired dev 0.845 -> 0.863. The
 passage model's logits run lower, in both classes, in languages with less training data. Round 33
 measures that as evidence of another language (:func:`other_language`) instead of a lack of English
-function words (``non_english``, which called English JSON foreign): 0.869."""
+function words (``non_english``, which called English JSON foreign): 0.869. Round 196 charges every
+candidate passage (``log1p_passages``); round 198 adds the number of passages the model cannot
+dismiss (``log1p_live_passages_m4``, logit above -4), so that the clearly benign parts of a long
+document (a README's install and licence sections) weigh less against the injection beside them."""
 
 
 ENGLISH_WORDS = ("the", "and", "of", "to", "is", "are", "you", "your", "for", "this", "that", "with", "be", "on",

@@ -563,7 +563,11 @@ before each comparison:
   +0.013 on ``v196*`` but paired dev -0.0207: not shipped (tag ``round196j-freeze``). Round 197
   (session 63): the combiner counts only passages above a logit floor instead of every passage (L197
   -2, M197 -4): +0.040 and +0.013 on fresh ``v197*`` (long documents with one injection), paired dev
-  -0.0141 and -0.0061: neither shipped (tags ``round197l-freeze``, ``round197m-freeze``).
+  -0.0141 and -0.0061: neither shipped (tags ``round197l-freeze``, ``round197m-freeze``). Round 198
+  (O198, session 64): the combiner also reads ``log1p_live_passages_m4`` (the passages above logit
+  -4) beside ``log1p_passages``, so that a document's clearly benign parts cost less: +0.007 on fresh
+  ``v198*`` (long documents and short records), paired dev -0.0018: shipped (tag ``round198o-freeze``);
+  N198 (the floor at -2) learnt a weight of 0.04 for it and read +0.000 on ``v198*``: not shipped.
   ``benchmarks/model_selection.md`` has every rule and figure.
 
 Steps:
