@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import socket
@@ -141,6 +142,17 @@ def test_doc_feature_second_logit_pos_counts_a_missing_or_negative_second_passag
     assert M.doc_features([3.0], 0.0, [], {}, names) == [M.NO_PASSAGE_LOGIT / 5.0, 0.0]
     assert M.doc_features([3.0, -2.0], 0.0, [], {}, names) == [-0.4, 0.0]
     assert M.doc_features([3.0, 1.5], 0.0, [], {}, names) == [0.3, 0.3]
+    assert set(names) <= set(M.DOC_ALL_NAMES)
+
+
+def test_doc_feature_live_passages_count_only_passages_above_their_floor():
+    """Round 198: beside every passage, the combiner counts the passages the model cannot dismiss
+    (logit strictly above -4); round 197's -2 floor stays available."""
+    names = ("log1p_passages", "log1p_live_passages_m4", "log1p_live_passages_m2")
+    logits = [3.0, -1.0, -2.0, -3.9, -4.0, -6.0]  # -2.0 and -4.0 are on the floors: not above them
+    assert M.doc_features(logits, 0.0, [], {}, names) == [math.log1p(6), math.log1p(4), math.log1p(2)]
+    assert M.doc_features([], 0.0, [], {}, names) == [0.0, 0.0, 0.0]
+    assert "log1p_live_passages_m4" in M.DOC_NAMES and "log1p_passages" in M.DOC_NAMES
     assert set(names) <= set(M.DOC_ALL_NAMES)
 
 
