@@ -1220,7 +1220,8 @@ def english_words(low: str) -> int:
 
 
 LIVE_FLOORS = (-4.0, -2.0)
-"""Passage logit floors of ``log1p_live_passages_m4`` and ``_m2`` (round 197): passages above them count."""
+"""Passage logit floors of ``log1p_live_passages_m4`` and ``_m2`` (round 197): passages above them
+count. :data:`DOC_NAMES` reads the -4 count beside ``log1p_passages`` since round 198."""
 
 
 def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Finding],
@@ -1260,8 +1261,8 @@ def doc_features(logits: Sequence[float], rule: float, findings: Sequence[Findin
         "has_passage": float(bool(logits)),
         "log1p_positive_passages": math.log1p(npos),
         "log1p_passages": math.log1p(len(logits)),  # every scored passage, however weak (round 196)
-        # passages the model cannot dismiss, above a logit floor (round 197): a document's clearly
-        # benign parts do not dilute the injection beside them
+        # passages the model cannot dismiss, above a logit floor (round 197; -4 beside every passage
+        # since round 198): a document's clearly benign parts dilute the injection beside them less
         "log1p_live_passages_m2": math.log1p(live2),
         "log1p_live_passages_m4": math.log1p(live4),
         "rule_score": rule,
