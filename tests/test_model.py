@@ -932,7 +932,8 @@ def _window_texts():
 
 def _expected_window_score(model, text, findings):
     own, best, counts = model._document_score(text, findings, None)
-    if (best is None or best[0] <= 0 or counts.get("discuss") or counts.get("meta")
+    meta_off = M.WINDOW_META_OFF is not None and counts.get("meta", 0) >= M.WINDOW_META_OFF
+    if (best is None or best[0] <= 0 or counts.get("discuss") or meta_off
             or len(text) <= best[2] - best[1] + 2 * M.WINDOW_PAD):
         return own, None
     a, b = max(0, best[1] - M.WINDOW_PAD), min(len(text), best[2] + M.WINDOW_PAD)
@@ -988,3 +989,24 @@ def test_window_floor_leaves_documents_that_discuss_injection_alone():
     own, best, counts = model._document_score(text, findings, None)
     assert counts.get("discuss") or counts.get("meta")
     assert model.score(text, findings) == own
+
+
+@pytest.mark.skipif(not M.weights_present(), reason="no shipped weights in this checkout")
+@pytest.mark.parametrize("off", [None, 1, 2])
+def test_window_floor_counts_test_spec_words_against_window_meta_off(monkeypatch, off):
+    # Round 199: test-spec words switch the window floor off only from WINDOW_META_OFF of them (None:
+    # never); discussion words always do. A README that says "run the tests" once is still read in a
+    # window around its best passage.
+    from toolbound._detect.api import scan_strings
+
+    monkeypatch.setattr(M, "WINDOW_META_OFF", off)
+    model = M.Model.load()
+    one = _WINDOW_HEAD + _WINDOW_PASSAGES[0] + "\n" + _WINDOW_TAIL + "\nRun the tests before each release.\n"
+    two = one + "The expected output of every example is in docs/examples.md.\n"
+    for text, meta in ((one, 1), (two, 2)):
+        findings = scan_strings([("", text)])
+        own, best, counts = model._document_score(text, findings, None)
+        assert counts["meta"] == meta and not counts["discuss"] and best is not None and best[0] > 0
+        expected, window = _expected_window_score(model, text, findings)
+        assert (window is None) == (off is not None and meta >= off)
+        assert model.score(text, findings) == pytest.approx(expected, abs=1e-12)

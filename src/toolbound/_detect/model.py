@@ -79,6 +79,9 @@ TOKEN_CACHE_LIMIT = 200_000
 SHORT_TEXT = 64           # texts up to this length (without rule findings: labels, names, statuses) have their score cached
 SHORT_CACHE_LIMIT = 8192
 WINDOW_PAD = 200  # round 159 (W159): characters kept on each side of the best passage in its window
+# Round 199: how many test-spec (``meta``) words in a document switch the window floor off (None: they
+# never do; discussion words always do). One "test" in "run `make lint test`" no longer does.
+WINDOW_META_OFF: int | None = None
 NO_PASSAGE_LOGIT = -8.0
 
 MODEL_DIR = Path(__file__).resolve().parent
@@ -1790,7 +1793,7 @@ class Model:
         """The document score in [0, 1]; 0.5 is the threshold chosen on the dev split.
 
         Window floor (round 159, W159): when the best passage's logit is positive, the document has no
-        discussion or test-spec words and is longer than the passage plus :data:`WINDOW_PAD` characters
+        discussion words, fewer test-spec words than :data:`WINDOW_META_OFF` (round 199) and is longer than the passage plus :data:`WINDOW_PAD` characters
         on each side, that window is scored as a document of its own (the findings inside it, shifted;
         no second rule scan) and the larger score stands once the window's reaches 0.5: the bag of
         words and context words of a long ordinary document no longer outvote one strong passage.
@@ -1801,7 +1804,8 @@ class Model:
             if hit is not None:
                 return hit
         s, best, counts = self._document_score(text, findings, rule)
-        if (best is not None and best[0] > 0.0 and not counts.get("discuss") and not counts.get("meta")
+        if (best is not None and best[0] > 0.0 and not counts.get("discuss")
+                and (WINDOW_META_OFF is None or counts.get("meta", 0) < WINDOW_META_OFF)
                 and len(text) > best[2] - best[1] + 2 * WINDOW_PAD):
             # The best passage scored in a window of its own (round 159, W159): the document around
             # it (its bag of words, its context words) no longer outvotes it.
