@@ -149,7 +149,7 @@ def quality_languages() -> str:
 
 def model_card() -> str:
     """What the shipped passage model is, what it was trained on, and how its threshold was chosen."""
-    from toolbound._detect.model import WINDOW_PAD
+    from toolbound._detect.model import WINDOW_META_OFF, WINDOW_PAD
 
     p = ROOT / "src" / "toolbound" / "_detect" / "model.json"
     if not p.exists():
@@ -172,7 +172,10 @@ def model_card() -> str:
               "the document may argue for such a passage, never against it)." if m["doc"].get("bow_floor")
               else ".")] if m.get("doc_bow") else []),
         f"- window floor (round 159): when a document's best passage has a positive logit and the document has "
-        f"no discussion or test-spec words, the text from {WINDOW_PAD} characters before that passage to "
+        + ("no discussion words (test-spec words such as \"test\" or \"expected\" no longer switch it off "
+           "since round 199)" if WINDOW_META_OFF is None else
+           f"no discussion words and fewer than {WINDOW_META_OFF} test-spec words")
+        + f", the text from {WINDOW_PAD} characters before that passage to "
         f"{WINDOW_PAD} after is scored as a document of its own, and the larger score stands once it reaches "
         "the threshold (`Model.score`); the dev figures below are the combiner's, before this floor.",
         f"- weights: `{m['weights_file']}` ({size:,} bytes, {m['weights_dtype']}, SHA-256 "

@@ -987,7 +987,7 @@ def test_window_floor_leaves_documents_that_discuss_injection_alone():
             + _WINDOW_HEAD + _WINDOW_PASSAGES[0] + "\n" + _WINDOW_TAIL)
     findings = scan_strings([("", text)])
     own, best, counts = model._document_score(text, findings, None)
-    assert counts.get("discuss") or counts.get("meta")
+    assert counts.get("discuss")  # discussion words switch the floor off; test-spec words alone do not
     assert model.score(text, findings) == own
 
 

@@ -79,8 +79,9 @@ TOKEN_CACHE_LIMIT = 200_000
 SHORT_TEXT = 64           # texts up to this length (without rule findings: labels, names, statuses) have their score cached
 SHORT_CACHE_LIMIT = 8192
 WINDOW_PAD = 200  # round 159 (W159): characters kept on each side of the best passage in its window
-# Round 199: how many test-spec (``meta``) words in a document switch the window floor off (None: they
-# never do; discussion words always do). One "test" in "run `make lint test`" no longer does.
+# How many test-spec (``meta``) words in a document switch the window floor off; None: they never do
+# (round 199, Q199; round 159 switched it off at one). Discussion words always do. READMEs say "run
+# `make lint test`" and "expected": a window keeps whatever test-spec words fall inside it.
 WINDOW_META_OFF: int | None = None
 NO_PASSAGE_LOGIT = -8.0
 
@@ -1793,7 +1794,8 @@ class Model:
         """The document score in [0, 1]; 0.5 is the threshold chosen on the dev split.
 
         Window floor (round 159, W159): when the best passage's logit is positive, the document has no
-        discussion words, fewer test-spec words than :data:`WINDOW_META_OFF` (round 199) and is longer than the passage plus :data:`WINDOW_PAD` characters
+        discussion words (test-spec words switch the floor off only from :data:`WINDOW_META_OFF` of
+        them; never since round 199) and is longer than the passage plus :data:`WINDOW_PAD` characters
         on each side, that window is scored as a document of its own (the findings inside it, shifted;
         no second rule scan) and the larger score stands once the window's reaches 0.5: the bag of
         words and context words of a long ordinary document no longer outvote one strong passage.
